@@ -1,0 +1,105 @@
+/**
+ * The Chromium that ships inside the @sparticuz/chromium npm package (Linux x64 only).
+ * We unpack it ourselves, once, into a folder named after the package version, so two
+ * versions never share an unpack and a crash mid-unpack never leaves a half-written binary.
+ */
+import { createReadStream, createWriteStream, existsSync } from "node:fs";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { createBrotliDecompress } from "node:zlib";
+import { extract } from "tar-fs";
+
+export interface ChromiumPack {
+  executablePath: string;
+  /** Variables the binary needs on hosts without system libraries (Vercel, Lambda). */
+  env: Record<string, string>;
+}
+
+const require = createRequire(import.meta.url);
+
+function packageDir(): string | undefined {
+  try {
+    // The package's exports hide package.json; its entry point sits at build/cjs/index.cjs.
+    return join(dirname(require.resolve("@sparticuz/chromium")), "..", "..");
+  } catch {
+    return undefined;
+  }
+}
+
+/** True on hosts modelled on Amazon Linux 2023 that lack Chromium's shared libraries. */
+export function onServerlessHost(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.VERCEL || env.AWS_LAMBDA_FUNCTION_NAME || env.AWS_EXECUTION_ENV);
+}
+
+export function packAvailable(): boolean {
+  return process.platform === "linux" && process.arch === "x64" && packageDir() !== undefined;
+}
+
+let unpacking: Promise<ChromiumPack> | undefined;
+
+/** Unpacks (first call) or finds (later calls) the pack's Chromium. Safe across processes. */
+export function chromiumPack(): Promise<ChromiumPack> {
+  unpacking ??= unpack().catch((error: unknown) => {
+    unpacking = undefined;
+    throw error;
+  });
+  return unpacking;
+}
+
+async function unpack(): Promise<ChromiumPack> {
+  const pkg = packageDir();
+  if (!pkg || !packAvailable())
+    throw new Error("@sparticuz/chromium is not installed or not for this platform");
+  const { version } = JSON.parse(await readFile(join(pkg, "package.json"), "utf8")) as {
+    version: string;
+  };
+  const target = join(tmpdir(), `wayfarer-chromium-${version}`);
+  const serverless = onServerlessHost();
+  if (!existsSync(join(target, "chromium"))) {
+    const staging = `${target}.partial-${process.pid}-${Date.now()}`;
+    await mkdir(staging, { recursive: true });
+    try {
+      const bin = join(pkg, "bin");
+      await Promise.all([
+        inflateFile(join(bin, "chromium.br"), join(staging, "chromium")),
+        inflateTar(join(bin, "swiftshader.tar.br"), staging),
+        inflateTar(join(bin, "fonts.tar.br"), staging),
+        inflateTar(join(bin, "al2023.tar.br"), join(staging, "al2023")),
+      ]);
+      // The pack's own fonts.conf points at /tmp/fonts; ours points at this folder.
+      await writeFile(
+        join(staging, "fonts.conf"),
+        `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${join(target, "fonts")}</dir><cachedir>${join(target, "fonts-cache")}</cachedir></fontconfig>\n`,
+      );
+      await rename(staging, target).catch(async (error: NodeJS.ErrnoException) => {
+        // Another process finished first: use its unpack.
+        if (!existsSync(join(target, "chromium"))) throw error;
+      });
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+  const env: Record<string, string> = {};
+  if (serverless) {
+    env.FONTCONFIG_PATH = target;
+    env.LD_LIBRARY_PATH = [join(target, "al2023", "lib"), process.env.LD_LIBRARY_PATH]
+      .filter(Boolean)
+      .join(":");
+  }
+  return { executablePath: join(target, "chromium"), env };
+}
+
+async function inflateFile(source: string, destination: string): Promise<void> {
+  await pipeline(
+    createReadStream(source, { highWaterMark: 1 << 22 }),
+    createBrotliDecompress({ chunkSize: 1 << 21 }),
+    createWriteStream(destination, { mode: 0o755 }),
+  );
+}
+
+async function inflateTar(source: string, destination: string): Promise<void> {
+  await pipeline(createReadStream(source), createBrotliDecompress(), extract(destination));
+}

@@ -1,0 +1,98 @@
+/**
+ * The pages of the browser context and which one is active. A page the browser opens by itself
+ * (popup, target=_blank, window.open) is tracked and becomes active, like a new tab a user sees.
+ */
+import type { BrowserContext, Page as PlaywrightPage } from "playwright-core";
+import { ServiceError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { DialogPolicy } from "../options.ts";
+import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.ts";
+import { settleDialogs } from "./dialogs.ts";
+import { Page, type PageHooks } from "./page.ts";
+
+export interface ContextSettings {
+  dialogs: DialogPolicy;
+  viewport: { width: number; height: number } | undefined;
+  logger: Logger;
+  hooks: PageHooks;
+}
+
+export class Context {
+  private readonly wrapped = new WeakMap<PlaywrightPage, Page>();
+  private readonly open: Page[] = [];
+  private active: Page | undefined;
+  private readonly adopting = new Set<Promise<unknown>>();
+
+  constructor(
+    /** The Playwright context underneath. */
+    readonly playwrightContext: BrowserContext,
+    private readonly settings: ContextSettings,
+  ) {
+    playwrightContext.on("page", (p) => {
+      const adoption = this.adopt(p).then((page) => {
+        this.active = page;
+        settings.logger.debug("context", "new page is now active", { url: p.url() });
+      });
+      this.adopting.add(adoption);
+      void adoption.catch(() => {}).finally(() => this.adopting.delete(adoption));
+    });
+  }
+
+  /** Takes in the pages that exist already (attach, first page); the first becomes active. */
+  async adoptExisting(): Promise<void> {
+    for (const p of this.playwrightContext.pages()) await this.adopt(p);
+    this.active ??= this.open[0];
+  }
+
+  pages(): Page[] {
+    return [...this.open];
+  }
+
+  activePage(): Page | undefined {
+    if (this.active?.isClosed()) this.active = this.open[this.open.length - 1];
+    return this.active;
+  }
+
+  setActivePage(page: Page): void {
+    if (!this.open.includes(page)) {
+      throw new ServiceError(
+        "setActivePage: that page does not belong to this client's context (or it was closed).",
+      );
+    }
+    this.active = page;
+  }
+
+  async newPage(options: { timeout?: number } = {}): Promise<Page> {
+    return withTimeout(
+      "newPage",
+      options.timeout ?? DEFAULT_TIMEOUT_MS,
+      "a new tab to open",
+      async () => {
+        const page = await this.adopt(await this.playwrightContext.newPage());
+        this.active = page;
+        return page;
+      },
+    );
+  }
+
+  /** Settles pending adoptions so that pages() is complete (used at close). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.adopting]);
+  }
+
+  private async adopt(p: PlaywrightPage): Promise<Page> {
+    const known = this.wrapped.get(p);
+    if (known) return known;
+    const page = new Page(p, this.settings.hooks);
+    this.wrapped.set(p, page);
+    this.open.push(page);
+    settleDialogs(p, this.settings.dialogs, this.settings.logger);
+    p.once("close", () => {
+      const i = this.open.indexOf(page);
+      if (i !== -1) this.open.splice(i, 1);
+      if (this.active === page) this.active = this.open[this.open.length - 1];
+    });
+    if (this.settings.viewport) await p.setViewportSize(this.settings.viewport).catch(() => {});
+    return page;
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * Starts Chromium as our own child process and connects Playwright to it over CDP. Owning the
+ * process (rather than letting Playwright own it) is what lets `keepAlive` leave it running and
+ * hand out a URL to attach to it again.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium } from "playwright-core";
+import type { ResolvedLaunchOptions } from "../options.ts";
+import { resolveExecutable } from "./executable.ts";
+import { buildCommandLine, type LaunchProfile } from "./launchArgs.ts";
+import { ownedProcesses, terminateGroup, waitForExit } from "./processGroup.ts";
+
+export interface LaunchedBrowser {
+  browser: Browser;
+  /** CDP WebSocket URL of the browser: what `connectURL` hands out. */
+  wsEndpoint: string;
+  pid: number | undefined;
+  executablePath: string | undefined;
+  args: string[];
+  refusedArgs: string[];
+  /** Ends the browser and removes what we created. Idempotent; `force` kills at once. */
+  terminate(force?: boolean): Promise<void>;
+  /** Lets go of the browser and leaves it running. */
+  detach(): Promise<void>;
+}
+
+export interface LaunchRequest {
+  options: ResolvedLaunchOptions;
+  profile: LaunchProfile;
+  timeoutMs: number;
+}
+
+const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
+
+export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBrowser> {
+  const { options } = request;
+  if (options.cdpUrl) return attach(options.cdpUrl, request.timeoutMs);
+
+  const executable = await resolveExecutable({
+    executablePath: options.executablePath,
+    headful: !options.headless || options.devtools,
+  });
+  const ownsUserDataDir = !options.userDataDir;
+  const userDataDir = options.userDataDir ?? (await mkdtemp(join(tmpdir(), "wayfarer-profile-")));
+  const removeProfile = () =>
+    ownsUserDataDir
+      ? rm(userDataDir, { recursive: true, force: true, maxRetries: 5 })
+      : Promise.resolve();
+
+  const commandLine = buildCommandLine({
+    options,
+    profile: request.profile,
+    userDataDir,
+    runningAsRoot: process.getuid?.() === 0,
+  });
+
+  let child: ChildProcess | undefined;
+  try {
+    child = spawn(executable.path, commandLine.args, {
+      // Own process group: we can end the browser and every helper it started in one signal,
+      // and with keepAlive it can outlive us.
+      detached: true,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ...executable.env },
+    });
+    const pid = child.pid;
+    if (pid !== undefined) ownedProcesses.add(pid, userDataDir, ownsUserDataDir);
+    const wsEndpoint = await waitForDevTools(child, request.timeoutMs);
+    const browser = await chromium.connectOverCDP(wsEndpoint, { timeout: request.timeoutMs });
+
+    let ended: Promise<void> | undefined;
+    const proc = child;
+    return {
+      browser,
+      wsEndpoint,
+      pid,
+      executablePath: executable.path,
+      args: commandLine.args,
+      refusedArgs: commandLine.refused,
+      terminate(force = false) {
+        if (force && pid !== undefined) terminateGroup(pid);
+        ended ??= (async () => {
+          if (!force) await closeGracefully(browser, proc);
+          else await browser.close().catch(() => {});
+          if (pid !== undefined) {
+            terminateGroup(pid);
+            await waitForExit(proc, GRACEFUL_CLOSE_MS);
+            ownedProcesses.delete(pid);
+          }
+          await removeProfile();
+        })();
+        return ended;
+      },
+      async detach() {
+        if (pid !== undefined) ownedProcesses.delete(pid);
+        proc.stderr?.destroy();
+        proc.unref();
+        await browser.close().catch(() => {});
+      },
+    };
+  } catch (error) {
+    if (child?.pid !== undefined) {
+      terminateGroup(child.pid);
+      await waitForExit(child, 2_000);
+      ownedProcesses.delete(child.pid);
+    }
+    await removeProfile();
+    throw error;
+  }
+}
+
+async function attach(cdpUrl: string, timeoutMs: number): Promise<LaunchedBrowser> {
+  const browser = await chromium.connectOverCDP(cdpUrl, { timeout: timeoutMs });
+  // Hand out the WebSocket form so a later attach does not depend on the HTTP endpoint.
+  const wsEndpoint = /^wss?:/.test(cdpUrl)
+    ? cdpUrl
+    : await fetchWsEndpoint(cdpUrl, timeoutMs).catch(() => cdpUrl);
+  let ended: Promise<void> | undefined;
+  return {
+    browser,
+    wsEndpoint,
+    pid: undefined,
+    executablePath: undefined,
+    args: [],
+    refusedArgs: [],
+    terminate() {
+      ended ??= (async () => {
+        const session = await browser.newBrowserCDPSession().catch(() => undefined);
+        await session?.send("Browser.close").catch(() => {});
+        await browser.close().catch(() => {});
+      })();
+      return ended;
+    },
+    async detach() {
+      await browser.close().catch(() => {});
+    },
+  };
+}
+
+async function fetchWsEndpoint(httpUrl: string, timeoutMs: number): Promise<string> {
+  const url = new URL("/json/version", httpUrl);
+  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  const body = (await response.json()) as { webSocketDebuggerUrl?: string };
+  if (!body.webSocketDebuggerUrl) throw new Error("no webSocketDebuggerUrl");
+  return body.webSocketDebuggerUrl;
+}
+
+function waitForDevTools(child: ChildProcess, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const tail: string[] = [];
+    let buffered = "";
+    const timer = setTimeout(
+      () =>
+        finish(
+          new Error(
+            `Chromium did not open its DevTools endpoint within ${timeoutMs} ms${stderrTail()}`,
+          ),
+        ),
+      timeoutMs,
+    );
+    const stderrTail = () =>
+      tail.length ? `; its last output:\n${tail.slice(-15).join("\n")}` : "";
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString("utf8");
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) {
+        tail.push(line);
+        if (tail.length > 50) tail.shift();
+        const match = DEVTOOLS_LINE.exec(line);
+        if (match?.[1]) return finish(undefined, match[1]);
+      }
+    };
+    const onExit = (code: number | null, signal: string | null) =>
+      finish(
+        new Error(
+          `Chromium exited before it was ready (code ${code}, signal ${signal})${stderrTail()}`,
+        ),
+      );
+    const onError = (error: Error) => finish(error);
+    const finish = (error?: Error, endpoint?: string) => {
+      clearTimeout(timer);
+      child.off("exit", onExit);
+      child.off("error", onError);
+      child.stderr?.off("data", onData);
+      // Keep draining: a full stderr pipe would stall Chromium.
+      child.stderr?.resume();
+      if (error) reject(error);
+      else resolve(endpoint!);
+    };
+    child.stderr?.on("data", onData);
+    child.once("exit", onExit);
+    child.once("error", onError);
+  });
+}
+
+const GRACEFUL_CLOSE_MS = 3_000;
+
+async function closeGracefully(browser: Browser, child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const session = await browser.newBrowserCDPSession().catch(() => undefined);
+  // Browser.close answers just before the process goes: do not wait on the answer itself.
+  void session?.send("Browser.close").catch(() => {});
+  await waitForExit(child, GRACEFUL_CLOSE_MS);
+  await browser.close().catch(() => {});
+}

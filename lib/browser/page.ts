@@ -1,0 +1,200 @@
+/**
+ * The page users hold. Playwright's signatures, every wait bounded, inputs checked at the
+ * boundary. Interaction goes through DeepLocator so that every selector form works everywhere.
+ */
+import type { Page as PlaywrightPage, Response } from "playwright-core";
+import { z } from "zod";
+import { parseInput, TimeoutSchema } from "../options.ts";
+import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.ts";
+import { DeepLocator } from "./deepLocator.ts";
+
+export const WaitUntilSchema = z.enum(["load", "domcontentloaded", "networkidle", "commit"]);
+
+export const NavigationOptionsSchema = z
+  .strictObject({
+    waitUntil: WaitUntilSchema.optional(),
+    timeout: TimeoutSchema.optional(),
+    referer: z.string().optional(),
+  })
+  .optional();
+export type NavigationOptions = z.input<typeof NavigationOptionsSchema>;
+
+export const GotoUrlSchema = z
+  .string({ error: "expected the URL to open, as a string" })
+  .min(1, { error: "expected a non-empty URL" });
+
+const ClickOptionsSchema = z
+  .strictObject({
+    timeout: TimeoutSchema.optional(),
+    button: z.enum(["left", "right", "middle"]).optional(),
+    clickCount: z.number().int().positive().optional(),
+  })
+  .optional();
+const TypeOptionsSchema = z
+  .strictObject({ timeout: TimeoutSchema.optional(), delay: z.number().min(0).optional() })
+  .optional();
+const SelectorSchema = z.string({ error: "expected a selector string" }).min(1);
+
+export interface NavigationRecord {
+  url: string;
+  options: NavigationOptions;
+  result: { url: string; status: number | null };
+}
+
+export interface PageHooks {
+  onNavigate(record: NavigationRecord): void;
+}
+
+type ScreenshotOptions = Parameters<PlaywrightPage["screenshot"]>[0];
+
+export class Page {
+  constructor(
+    /** The Playwright page underneath, for anything this class does not offer. */
+    readonly playwrightPage: PlaywrightPage,
+    private readonly hooks: PageHooks,
+  ) {}
+
+  async goto(url: string, options?: NavigationOptions): Promise<Response | null> {
+    const target = parseInput(GotoUrlSchema, url, "goto.url");
+    const opts = parseInput(NavigationOptionsSchema, options, "goto.options");
+    const response = await this.navigate("goto", opts, () =>
+      this.playwrightPage.goto(target, { ...opts, timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS }),
+    );
+    this.hooks.onNavigate({
+      url: target,
+      options: opts,
+      result: { url: this.playwrightPage.url(), status: response?.status() ?? null },
+    });
+    return response;
+  }
+
+  reload(options?: NavigationOptions): Promise<Response | null> {
+    const opts = parseInput(NavigationOptionsSchema, options, "reload.options");
+    return this.navigate("reload", opts, () =>
+      this.playwrightPage.reload({
+        waitUntil: opts?.waitUntil,
+        timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS,
+      }),
+    );
+  }
+
+  goBack(options?: NavigationOptions): Promise<Response | null> {
+    const opts = parseInput(NavigationOptionsSchema, options, "goBack.options");
+    return this.navigate("goBack", opts, () =>
+      this.playwrightPage.goBack({
+        waitUntil: opts?.waitUntil,
+        timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS,
+      }),
+    );
+  }
+
+  goForward(options?: NavigationOptions): Promise<Response | null> {
+    const opts = parseInput(NavigationOptionsSchema, options, "goForward.options");
+    return this.navigate("goForward", opts, () =>
+      this.playwrightPage.goForward({
+        waitUntil: opts?.waitUntil,
+        timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS,
+      }),
+    );
+  }
+
+  /** Clicks the one element `selector` matches (XPath, `xpath=`, or CSS with `>>` frame hops). */
+  async click(selector: string, options?: z.input<typeof ClickOptionsSchema>): Promise<void> {
+    const opts = parseInput(ClickOptionsSchema, options, "click.options");
+    await this.deepLocator(parseInput(SelectorSchema, selector, "click.selector")).click(opts);
+  }
+
+  /** Focuses the one element `selector` matches and types `text` key by key. */
+  async type(
+    selector: string,
+    text: string,
+    options?: z.input<typeof TypeOptionsSchema>,
+  ): Promise<void> {
+    const opts = parseInput(TypeOptionsSchema, options, "type.options");
+    const value = parseInput(z.string({ error: "expected the text to type" }), text, "type.text");
+    await this.deepLocator(parseInput(SelectorSchema, selector, "type.selector")).type(value, opts);
+  }
+
+  /** Presses a key (or chord such as "Control+A") on whatever has focus. */
+  async keyPress(key: string, options?: z.input<typeof TypeOptionsSchema>): Promise<void> {
+    const opts = parseInput(TypeOptionsSchema, options, "keyPress.options");
+    const k = parseInput(
+      z.string().min(1, { error: 'expected a key such as "Enter"' }),
+      key,
+      "keyPress.key",
+    );
+    await withTimeout(
+      "keyPress",
+      opts?.timeout ?? DEFAULT_TIMEOUT_MS,
+      `the page to take key ${k}`,
+      () => this.playwrightPage.keyboard.press(k, { delay: opts?.delay ?? 0 }),
+    );
+  }
+
+  /** Playwright's own locator (its selector engines; does not cross closed shadow roots). */
+  locator(selector: string) {
+    return this.playwrightPage.locator(parseInput(SelectorSchema, selector, "locator.selector"));
+  }
+
+  deepLocator(selector: string): DeepLocator {
+    return new DeepLocator(
+      this.playwrightPage,
+      parseInput(SelectorSchema, selector, "deepLocator.selector"),
+    );
+  }
+
+  url(): string {
+    return this.playwrightPage.url();
+  }
+
+  title(options: { timeout?: number } = {}): Promise<string> {
+    const timeout = parseInput(TimeoutSchema.optional(), options.timeout, "title.options.timeout");
+    return withTimeout("title", timeout ?? DEFAULT_TIMEOUT_MS, "the page to answer", () =>
+      this.playwrightPage.title(),
+    );
+  }
+
+  screenshot(options?: ScreenshotOptions): Promise<Buffer> {
+    const timeout = parseInput(
+      TimeoutSchema.optional(),
+      options?.timeout,
+      "screenshot.options.timeout",
+    );
+    return this.playwrightPage.screenshot({ ...options, timeout: timeout ?? DEFAULT_TIMEOUT_MS });
+  }
+
+  /** Playwright's evaluate, bounded: a script that never returns fails the call instead of hanging it. */
+  evaluate<R, Arg>(
+    pageFunction: string | ((arg: Arg) => R | Promise<R>),
+    arg?: Arg,
+    options: { timeout?: number } = {},
+  ): Promise<R> {
+    const timeout = parseInput(
+      TimeoutSchema.optional(),
+      options.timeout,
+      "evaluate.options.timeout",
+    );
+    return withTimeout("evaluate", timeout ?? DEFAULT_TIMEOUT_MS, "the page script to return", () =>
+      this.playwrightPage.evaluate<R, Arg>(pageFunction as never, arg as Arg),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.playwrightPage.close();
+  }
+
+  isClosed(): boolean {
+    return this.playwrightPage.isClosed();
+  }
+
+  private navigate(
+    method: string,
+    options: NavigationOptions,
+    run: () => Promise<Response | null>,
+  ): Promise<Response | null> {
+    const timeout = options?.timeout ?? DEFAULT_TIMEOUT_MS;
+    const waitUntil = options?.waitUntil ?? "load";
+    // Playwright enforces the same limit; ours also bounds the wait when the page is wedged.
+    return withTimeout(method, timeout, `the ${waitUntil} event`, run);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The browsers this process started. Each runs in its own process group, so one signal ends the
+ * browser and every helper process it spawned. If Node exits (or is told to) while a browser we
+ * own is still running, we end it and remove its temporary profile: nothing is left behind.
+ */
+import type { ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
+
+interface Owned {
+  userDataDir: string;
+  removeProfile: boolean;
+}
+
+const owned = new Map<number, Owned>();
+let hooked = false;
+
+export const ownedProcesses = {
+  add(pid: number, userDataDir: string, removeProfile: boolean): void {
+    owned.set(pid, { userDataDir, removeProfile });
+    hookExit();
+  },
+  delete(pid: number): void {
+    owned.delete(pid);
+  },
+  pids(): number[] {
+    return [...owned.keys()];
+  },
+};
+
+/** SIGKILL to the whole group; a group that is already gone is fine. */
+export function terminateGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // ESRCH: nothing left in the group.
+  }
+}
+
+export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.off("exit", onExit);
+      resolve(false);
+    }, timeoutMs);
+    const onExit = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    child.once("exit", onExit);
+  });
+}
+
+function cleanUpAll(): void {
+  for (const [pid, { userDataDir, removeProfile }] of owned) {
+    terminateGroup(pid);
+    if (removeProfile) {
+      try {
+        rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+      } catch {
+        // Best effort on the way out.
+      }
+    }
+  }
+  owned.clear();
+}
+
+function hookExit(): void {
+  if (hooked) return;
+  hooked = true;
+  process.once("exit", cleanUpAll);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const onSignal = () => {
+      cleanUpAll();
+      // Only re-raise when nobody else handles the signal: then Node's default (exit) applies.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.once(signal, onSignal);
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The selector forms every `selector` option accepts, parsed into frame hops and a target:
+ * - `xpath=/html/body/...`, or a bare XPath (starts with `/` or `(`). A path runs through an
+ *   `iframe` step into the frame's document (`.../iframe[1]/html/body/...`); an inner `//` is a
+ *   shadow-root boundary when the plain XPath matches nothing.
+ * - CSS (anything else), with `>>` between frame hops: `iframe#pay >> button.submit`.
+ */
+
+export type SelectorPart = { kind: "xpath"; xpath: string } | { kind: "css"; css: string };
+
+export interface ParsedSelector {
+  source: string;
+  /** Each selects an iframe element, in the document of the hop before it. */
+  frames: SelectorPart[];
+  target: SelectorPart;
+}
+
+export function parseSelector(selector: string): ParsedSelector {
+  const source = selector;
+  const trimmed = selector.trim();
+  if (!trimmed) throw new Error("the selector is empty");
+  if (trimmed.startsWith("xpath=") || trimmed.startsWith("/") || trimmed.startsWith("(")) {
+    const xpath = trimmed.startsWith("xpath=") ? trimmed.slice("xpath=".length).trim() : trimmed;
+    if (!xpath) throw new Error(`"${selector}" has no XPath after "xpath="`);
+    const parts = splitXPathAtFrames(xpath).map((x): SelectorPart => ({ kind: "xpath", xpath: x }));
+    return { source, frames: parts.slice(0, -1), target: parts[parts.length - 1]! };
+  }
+  const parts = trimmed
+    .split(">>")
+    .map((s) => s.trim())
+    .map((css): SelectorPart => {
+      if (!css) throw new Error(`"${selector}" has an empty part around ">>"`);
+      return { kind: "css", css };
+    });
+  return { source, frames: parts.slice(0, -1), target: parts[parts.length - 1]! };
+}
+
+/**
+ * Splits an XPath at its location-path slashes, ignoring those inside predicates, parentheses
+ * and string literals. `//` yields an empty step.
+ */
+export function xpathSteps(xpath: string): string[] {
+  const steps: string[] = [];
+  let depth = 0;
+  let quote: string | undefined;
+  let current = "";
+  for (const ch of xpath) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === "[" || ch === "(") depth++;
+    else if (ch === "]" || ch === ")") depth--;
+    else if (ch === "/" && depth === 0) {
+      steps.push(current);
+      current = "";
+      continue;
+    }
+    current += ch;
+  }
+  steps.push(current);
+  return steps;
+}
+
+const FRAME_STEP = /^i?frame(\[[^\]]*\])*$/i;
+const HTML_STEP = /^html(\[1\])?$/i;
+
+/** `/a/iframe[2]/html/body/b` → [`/a/iframe[2]`, `/html/body/b`]. */
+function splitXPathAtFrames(xpath: string): string[] {
+  const steps = xpathSteps(xpath);
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 1; i < steps.length - 1; i++) {
+    if (FRAME_STEP.test(steps[i]!) && HTML_STEP.test(steps[i + 1]!)) {
+      out.push(steps.slice(start, i + 1).join("/"));
+      start = i + 1;
+    }
+  }
+  out.push(steps.slice(start).join("/"));
+  return out.map((p, i) => (i === 0 ? p : `/${p}`));
+}
+
+/**
+ * The same path with each inner `//` read as a shadow-root boundary: the pieces to evaluate in
+ * turn, each relative to the shadow root of the previous piece's match. Undefined when the path
+ * has no inner `//`.
+ */
+export function shadowPieces(xpath: string): string[] | undefined {
+  const steps = xpathSteps(xpath);
+  const pieces: string[] = [];
+  let current: string[] = [];
+  // Steps 0 and 1 empty means the path starts with "//": that one is a plain descendant step.
+  const startsWithDescendant = steps[0] === "" && steps[1] === "";
+  for (let i = 0; i < steps.length; i++) {
+    const boundary = steps[i] === "" && i > 0 && !(startsWithDescendant && i === 1);
+    if (boundary) {
+      pieces.push(current.join("/"));
+      current = [];
+      continue;
+    }
+    current.push(steps[i]!);
+  }
+  pieces.push(current.join("/"));
+  if (pieces.length < 2 || pieces.some((p) => p === "")) return undefined;
+  return pieces;
+}

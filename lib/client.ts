@@ -1,0 +1,166 @@
+/**
+ * The Client: options → logger → engine, and the lifecycle around them. Wiring only: the engine
+ * was picked for the environment at construction, and nothing here tests for it again.
+ */
+import type { Context } from "./browser/context.ts";
+import type { Engine } from "./engine/engine.ts";
+import { createEngine } from "./engine/select.ts";
+import {
+  ServiceEnvironmentError,
+  ServiceError,
+  ServiceInitError,
+  ServiceNotInitializedError,
+} from "./errors.ts";
+import { History, type HistoryEntry } from "./history.ts";
+import { Logger } from "./log.ts";
+import { type Metrics, MetricsRecorder } from "./metrics.ts";
+import {
+  ENVIRONMENTS,
+  KNOWN_LAUNCH_OPTIONS,
+  NOT_YET_ACTIVE_OPTIONS,
+  parseInput,
+  type ResolvedOptions,
+  type V3Options,
+  V3OptionsSchema,
+} from "./options.ts";
+import { secretsOf } from "./secrets.ts";
+
+type State = "new" | "initializing" | "ready" | "closing" | "closed";
+
+export class Client {
+  private readonly options: ResolvedOptions;
+  private readonly logger: Logger;
+  private readonly engine: Engine;
+  private readonly historyLog: History;
+  private readonly metricsLog = new MetricsRecorder();
+  private state: State = "new";
+  private initializing: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  private ctx: Context | undefined;
+
+  constructor(options: V3Options) {
+    checkEnvironment(options);
+    this.options = parseInput(V3OptionsSchema, options, "Client options");
+    this.logger = new Logger({
+      verbose: this.options.verbose,
+      disablePino: this.options.disablePino,
+      logger: this.options.logger,
+      secrets: secretsOf(this.options),
+    });
+    this.historyLog = new History(this.logger.redactor);
+    warnAboutInactiveOptions(options, this.logger);
+    this.engine = createEngine(this.options, this.logger, {
+      onNavigate: (n) =>
+        this.historyLog.record("navigate", { url: n.url, options: n.options }, n.result),
+    });
+  }
+
+  /** Launches or attaches to the browser and opens the first page. Calling it again is a no-op. */
+  init(): Promise<void> {
+    if (this.state === "closing" || this.state === "closed") {
+      return Promise.reject(
+        new ServiceError("init(): this client was closed; create a new Client."),
+      );
+    }
+    this.initializing ??= this.start();
+    return this.initializing;
+  }
+
+  /** Ends the browser (or with keepAlive lets go of it). Safe to call twice, even at once. */
+  close(options: { force?: boolean } = {}): Promise<void> {
+    const force = options.force === true;
+    if (this.closing && !force) return this.closing;
+    const previous = this.closing;
+    this.state = "closing";
+    this.closing = (async () => {
+      await this.initializing?.catch(() => {});
+      await this.engine.close({ force });
+      await previous;
+      this.state = "closed";
+      this.logger.debug("client", "closed");
+    })();
+    return this.closing;
+  }
+
+  /** The pages: newPage(), pages(), activePage(), setActivePage(page). */
+  get context(): Context {
+    return this.ready("context");
+  }
+
+  get metrics(): Promise<Metrics> {
+    return Promise.resolve(this.metricsLog.snapshot());
+  }
+
+  get history(): Promise<readonly HistoryEntry[]> {
+    return Promise.resolve(this.historyLog.list());
+  }
+
+  get browserbaseSessionID(): string | undefined {
+    return this.engine.sessionId;
+  }
+  get browserbaseSessionURL(): string | undefined {
+    return this.engine.sessionUrl;
+  }
+  get browserbaseDebugURL(): string | undefined {
+    return this.engine.debugUrl;
+  }
+  /** The CDP URL to attach to this browser again (`localBrowserLaunchOptions.cdpUrl`). */
+  get connectURL(): string | undefined {
+    return this.engine.connectURL;
+  }
+  /** PID of the browser process this client launched; undefined when attached or remote. */
+  get browserPid(): number | undefined {
+    return this.engine.browserPid;
+  }
+
+  private async start(): Promise<void> {
+    this.state = "initializing";
+    try {
+      this.ctx = await this.engine.init();
+      this.state = "ready";
+      this.logger.info("client", "ready", { connectURL: this.engine.connectURL });
+    } catch (error) {
+      this.state = "closed";
+      if (error instanceof ServiceError) throw error;
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new ServiceInitError(this.logger.redactor.text(detail), { cause: error });
+    }
+  }
+
+  private ready(method: string): Context {
+    if (this.state !== "ready" || !this.ctx) {
+      if (this.state === "closing" || this.state === "closed") {
+        throw new ServiceError(`${method}: this client was closed; create a new Client.`);
+      }
+      throw new ServiceNotInitializedError(method);
+    }
+    return this.ctx;
+  }
+}
+
+function checkEnvironment(options: unknown): void {
+  const env = (options as { env?: unknown } | null | undefined)?.env;
+  if (!ENVIRONMENTS.includes(env as (typeof ENVIRONMENTS)[number])) {
+    throw new ServiceEnvironmentError(
+      `env is ${JSON.stringify(env)}; expected "LOCAL" or "REMOTE" ("BROWSERBASE" is accepted as an alias).`,
+    );
+  }
+}
+
+function warnAboutInactiveOptions(input: V3Options, logger: Logger): void {
+  const given = NOT_YET_ACTIVE_OPTIONS.filter((k) => input[k] !== undefined);
+  const unknownLaunch = Object.keys(input.localBrowserLaunchOptions ?? {}).filter(
+    (k) => !KNOWN_LAUNCH_OPTIONS.includes(k),
+  );
+  if (!given.length && !unknownLaunch.length) return;
+  const parts = [];
+  if (given.length) parts.push(`${given.join(", ")} have no effect in this version yet`);
+  if (unknownLaunch.length) {
+    parts.push(
+      `localBrowserLaunchOptions.${unknownLaunch.join(", localBrowserLaunchOptions.")} are not supported`,
+    );
+  }
+  logger.warn("client", `options ignored: ${parts.join("; ")}`, {
+    ignored: [...given, ...unknownLaunch],
+  });
+}

@@ -1,0 +1,46 @@
+/**
+ * Picks the engine for the client's environment, once, at construction. Environment errors
+ * surface here, in the constructor, before anything is launched.
+ */
+
+import { onServerlessHost } from "../browser/chromiumPack.ts";
+import type { LaunchProfile } from "../browser/launchArgs.ts";
+import type { PageHooks } from "../browser/page.ts";
+import { MissingEnvironmentVariableError, ServiceEnvironmentError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { ResolvedOptions } from "../options.ts";
+import type { Engine } from "./engine.ts";
+import { LocalEngine } from "./localEngine.ts";
+
+const LAUNCH_TIMEOUT_MS = 30_000;
+
+export function launchProfile(env: NodeJS.ProcessEnv = process.env): LaunchProfile {
+  const chosen = env.WAYFARER_BROWSER_PROFILE;
+  if (chosen === undefined || chosen === "") return onServerlessHost(env) ? "serverless" : "local";
+  if (chosen === "local" || chosen === "serverless") return chosen;
+  throw new ServiceEnvironmentError(
+    `WAYFARER_BROWSER_PROFILE is "${chosen}"; expected "local" or "serverless" (or unset to choose by host).`,
+  );
+}
+
+export function createEngine(options: ResolvedOptions, logger: Logger, hooks: PageHooks): Engine {
+  if (options.env === "LOCAL") {
+    return new LocalEngine({
+      launch: options.localBrowserLaunchOptions,
+      profile: launchProfile(),
+      keepAlive: options.keepAlive,
+      launchTimeoutMs: LAUNCH_TIMEOUT_MS,
+      logger,
+      context: { dialogs: options.dialogs, hooks },
+    });
+  }
+  const apiKey = options.apiKey ?? process.env.WAYFARER_API_KEY;
+  if (!apiKey)
+    throw new MissingEnvironmentVariableError(
+      "WAYFARER_API_KEY",
+      `env "${options.env}" (or pass apiKey)`,
+    );
+  throw new ServiceEnvironmentError(
+    `env "${options.env}" (the remote service) is not available in this version yet; use env "LOCAL".`,
+  );
+}

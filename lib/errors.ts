@@ -1,0 +1,224 @@
+/**
+ * The error classes of the interface reference. Every library error extends ServiceError,
+ * has a fixed `name`, says what failed and what to do next, and keeps the `cause` when there is one.
+ */
+
+export interface ServiceErrorOptions {
+  cause?: unknown;
+}
+
+export class ServiceError extends Error {
+  override name = "ServiceError";
+  constructor(message: string, options: ServiceErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
+/** Extracted data does not match the schema the caller gave. */
+export class ZodSchemaValidationError extends ServiceError {
+  override name = "ZodSchemaValidationError";
+  constructor(
+    readonly received: unknown,
+    readonly issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+    options: ServiceErrorOptions = {},
+  ) {
+    const lines = issues.map(
+      (i) => `  ✖ ${i.message}${i.path.length ? ` → at ${i.path.join(".")}` : ""}`,
+    );
+    super(
+      `The extracted data does not match the schema:\n${lines.join("\n")}\nMake the instruction more specific or loosen the schema.`,
+      options,
+    );
+  }
+}
+
+export class ServiceDomProcessError extends ServiceError {
+  override name = "ServiceDomProcessError";
+  constructor(detail: string, options: ServiceErrorOptions = {}) {
+    super(
+      `Processing the page's DOM failed: ${detail}. Wait for the page to settle and try again.`,
+      options,
+    );
+  }
+}
+
+export class ServiceEvalError extends ServiceError {
+  override name = "ServiceEvalError";
+  constructor(detail: string, options: ServiceErrorOptions = {}) {
+    super(`Evaluating JavaScript in the page failed: ${detail}`, options);
+  }
+}
+
+export class ServiceIframeError extends ServiceError {
+  override name = "ServiceIframeError";
+  constructor(
+    readonly frameSelector: string,
+    detail: string,
+    options: ServiceErrorOptions = {},
+  ) {
+    super(`Cannot resolve the iframe ${frameSelector}: ${detail}`, options);
+  }
+}
+
+export class ContentFrameNotFoundError extends ServiceError {
+  override name = "ContentFrameNotFoundError";
+  constructor(
+    readonly selector: string,
+    options: ServiceErrorOptions = {},
+  ) {
+    super(
+      `No content frame for ${selector}: the element is not an <iframe>/<frame> or its document is gone. Check the frame part of the selector.`,
+      options,
+    );
+  }
+}
+
+export class XPathResolutionError extends ServiceError {
+  override name = "XPathResolutionError";
+  constructor(
+    readonly xpath: string,
+    detail = "it matches no element in the page or its frames",
+    options: ServiceErrorOptions = {},
+  ) {
+    super(
+      `XPath ${xpath} does not resolve: ${detail}. Take a new snapshot and use a current selector.`,
+      options,
+    );
+  }
+}
+
+export class ServiceShadowRootMissingError extends ServiceError {
+  override name = "ServiceShadowRootMissingError";
+  constructor(
+    readonly hostSelector: string,
+    options: ServiceErrorOptions = {},
+  ) {
+    super(
+      `The element ${hostSelector} has no shadow root, but the selector crosses one there ("//"). Check the selector.`,
+      options,
+    );
+  }
+}
+
+export class LLMResponseError extends ServiceError {
+  override name = "LLMResponseError";
+  constructor(
+    readonly operation: string,
+    detail: string,
+    options: ServiceErrorOptions = {},
+  ) {
+    super(`${operation}: the model's answer could not be used: ${detail}`, options);
+  }
+}
+
+export class MissingLLMConfigurationError extends ServiceError {
+  override name = "MissingLLMConfigurationError";
+  constructor(options: ServiceErrorOptions = {}) {
+    super(
+      'No model is configured. Pass `model: "provider/model"` (with its API key in the option or the provider\'s environment variable) or `llmClient` to the Client.',
+      options,
+    );
+  }
+}
+
+export class UnsupportedModelError extends ServiceError {
+  override name = "UnsupportedModelError";
+  constructor(
+    readonly modelName: string,
+    readonly supported: readonly string[],
+    options: ServiceErrorOptions = {},
+  ) {
+    super(
+      `Model ${modelName} is not supported for this operation. Supported: ${supported.join(", ") || "none"}.`,
+      options,
+    );
+  }
+}
+
+export class InvalidAISDKModelFormatError extends ServiceError {
+  override name = "InvalidAISDKModelFormatError";
+  constructor(
+    readonly modelName: string,
+    options: ServiceErrorOptions = {},
+  ) {
+    super(
+      `Model name "${modelName}" is not in the form provider/model (for example "openai/gpt-4.1-mini").`,
+      options,
+    );
+  }
+}
+
+export class ServiceInitError extends ServiceError {
+  override name = "ServiceInitError";
+  constructor(detail: string, options: ServiceErrorOptions = {}) {
+    super(`init() failed: ${detail}`, options);
+  }
+}
+
+export class ServiceNotInitializedError extends ServiceError {
+  override name = "ServiceNotInitializedError";
+  constructor(readonly method: string) {
+    super(`${method}() was called before init(). Call \`await client.init()\` first.`);
+  }
+}
+
+export class BrowserbaseSessionNotFoundError extends ServiceError {
+  override name = "BrowserbaseSessionNotFoundError";
+  constructor(
+    readonly sessionId: string,
+    options: ServiceErrorOptions = {},
+  ) {
+    super(
+      `Remote session ${sessionId} was not found. It may have ended; start a new one by omitting browserbaseSessionID.`,
+      options,
+    );
+  }
+}
+
+export class MissingEnvironmentVariableError extends ServiceError {
+  override name = "MissingEnvironmentVariableError";
+  constructor(
+    readonly variable: string,
+    readonly purpose: string,
+  ) {
+    super(
+      `${variable} is not set: it is needed for ${purpose}. Set it in the environment or pass the matching option.`,
+    );
+  }
+}
+
+export class ServiceEnvironmentError extends ServiceError {
+  override name = "ServiceEnvironmentError";
+  constructor(detail: string, options: ServiceErrorOptions = {}) {
+    super(`Invalid environment configuration: ${detail}`, options);
+  }
+}
+
+/** Not in the reference's table: every bounded wait ends with this, naming what it waited for. */
+export class ServiceTimeoutError extends ServiceError {
+  override name = "ServiceTimeoutError";
+  constructor(
+    readonly method: string,
+    readonly timeoutMs: number,
+    readonly waitingFor: string,
+    readonly steps: readonly string[] = [],
+  ) {
+    const stepText = steps.length ? ` (steps: ${steps.join(", ")})` : "";
+    super(`${method}: ${timeoutMs} ms passed waiting for ${waitingFor}${stepText}`);
+  }
+}
+
+/** Not in the reference's table: a public input failed its zod schema. */
+export class ServiceValidationError extends ServiceError {
+  override name = "ServiceValidationError";
+  constructor(
+    readonly where: string,
+    readonly issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  ) {
+    const lines = issues.map(
+      (i) =>
+        `  ✖ ${i.message}${i.path.length ? ` → at ${[where, ...i.path.map(String)].join(".")}` : ` → at ${where}`}`,
+    );
+    super(`Invalid ${where}:\n${lines.join("\n")}`);
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * zod schemas for every public option. Types are inferred from them; defaults live here.
+ * The models issue gives `model` and `llmClient` their full schemas; until then they are
+ * parsed loosely so that existing configurations keep working.
+ */
+import type { Dialog } from "playwright-core";
+import { z } from "zod";
+import { ServiceValidationError } from "./errors.ts";
+import type { LogReceiver } from "./log.ts";
+
+const positiveInt = (what: string) =>
+  z
+    .number({ error: `expected ${what} as a number of pixels` })
+    .int()
+    .positive();
+
+export const ViewportSchema = z.object({
+  width: positiveInt("width"),
+  height: positiveInt("height"),
+});
+
+export const ProxySchema = z.object({
+  server: z.string().min(1, { error: 'expected a proxy server such as "http://host:port"' }),
+  bypass: z.string().optional(),
+  username: z.string().optional(),
+  password: z.string().optional(),
+});
+
+export const LocalBrowserLaunchOptionsSchema = z.looseObject({
+  headless: z.boolean().default(true),
+  executablePath: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  args: z.array(z.string()).default([]),
+  ignoreDefaultArgs: z.union([z.boolean(), z.array(z.string())]).default(false),
+  userDataDir: z.string().min(1).optional(),
+  viewport: ViewportSchema.optional(),
+  devtools: z.boolean().default(false),
+  proxy: ProxySchema.optional(),
+  ignoreHTTPSErrors: z.boolean().default(false),
+  cdpUrl: z
+    .string()
+    .regex(/^(wss?|https?):\/\//, { error: "expected a ws://, wss://, http:// or https:// URL" })
+    .optional(),
+});
+export type LocalBrowserLaunchOptions = z.input<typeof LocalBrowserLaunchOptionsSchema>;
+export type ResolvedLaunchOptions = z.output<typeof LocalBrowserLaunchOptionsSchema>;
+export const KNOWN_LAUNCH_OPTIONS = Object.keys(LocalBrowserLaunchOptionsSchema.shape);
+
+/** A string `provider/model`, or an object with `modelName` (full shapes: models issue). */
+export const ModelConfigurationSchema = z.union([
+  z.string().min(1),
+  z.looseObject({
+    modelName: z.string().min(1),
+    apiKey: z.string().optional(),
+    baseURL: z.string().optional(),
+  }),
+]);
+export type ModelConfiguration = z.input<typeof ModelConfigurationSchema>;
+
+export type DialogHandler = (dialog: Dialog) => void | Promise<void>;
+export const DialogPolicySchema = z.union([
+  z.enum(["dismiss", "accept"]),
+  z.custom<DialogHandler>((v) => typeof v === "function", {
+    error: 'expected "dismiss", "accept" or a function (dialog) => ...',
+  }),
+]);
+export type DialogPolicy = z.infer<typeof DialogPolicySchema>;
+
+export const ENVIRONMENTS = ["LOCAL", "REMOTE", "BROWSERBASE"] as const;
+
+export const V3OptionsSchema = z.object({
+  env: z.enum(ENVIRONMENTS),
+  apiKey: z.string().min(1).optional(),
+  browserbaseSessionID: z.string().min(1).optional(),
+  browserbaseSessionCreateParams: z.record(z.string(), z.unknown()).optional(),
+  localBrowserLaunchOptions: LocalBrowserLaunchOptionsSchema.default({
+    headless: true,
+    args: [],
+    ignoreDefaultArgs: false,
+    devtools: false,
+    ignoreHTTPSErrors: false,
+  }),
+  model: ModelConfigurationSchema.optional(),
+  llmClient: z
+    .custom<object>((v) => typeof v === "object" && v !== null, {
+      error: "expected a language model object",
+    })
+    .optional(),
+  systemPrompt: z.string().optional(),
+  selfHeal: z.boolean().default(true),
+  experimental: z.boolean().default(false),
+  domSettleTimeout: z.number().int().min(0).default(30_000),
+  cacheDir: z.string().min(1).optional(),
+  keepAlive: z.boolean().optional(),
+  serverCache: z.boolean().default(true),
+  verbose: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(1),
+  logInferenceToFile: z.boolean().default(false),
+  disablePino: z.boolean().default(false),
+  logger: z
+    .custom<LogReceiver>((v) => typeof v === "function", {
+      error: "expected a function (line) => void",
+    })
+    .optional(),
+  /** Wayfarer's addition: what happens to alert/confirm/prompt/beforeunload. Default "dismiss". */
+  dialogs: DialogPolicySchema.default("dismiss"),
+});
+export type V3Options = z.input<typeof V3OptionsSchema>;
+export type ResolvedOptions = z.output<typeof V3OptionsSchema>;
+
+/** Options given at top level whose capability a later release builds; they are parsed, not yet used. */
+export const NOT_YET_ACTIVE_OPTIONS = [
+  "cacheDir",
+  "serverCache",
+  "browserbaseSessionID",
+  "browserbaseSessionCreateParams",
+  "logInferenceToFile",
+] as const;
+
+/** Parses a public input at the boundary; the error names each field and what was expected. */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: string,
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ServiceValidationError(
+    where,
+    result.error.issues.map((i) => ({ path: i.path, message: i.message })),
+  );
+}
+
+/** Positive, bounded wait in ms: every public wait takes one; 0 or Infinity is refused. */
+export const TimeoutSchema = z
+  .number({ error: "expected a timeout in milliseconds" })
+  .int()
+  .positive({ error: "expected a timeout above 0 ms (every wait is bounded)" })
+  .max(10 * 60_000, { error: "expected a timeout of at most 600000 ms" });

@@ -1,0 +1,49 @@
+/**
+ * Every secret value the client could come across, so the redactor can scrub it wherever it
+ * shows up: option values and the environment variables that carry keys.
+ */
+import type { ResolvedOptions } from "./options.ts";
+
+const SECRET_VARIABLES = [
+  "WAYFARER_API_KEY",
+  "BROWSERBASE_API_KEY",
+  "CRON_SECRET",
+  "VERCEL_AUTOMATION_BYPASS_SECRET",
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "GOOGLE_GENERATIVE_AI_API_KEY",
+  "GEMINI_API_KEY",
+  "AZURE_API_KEY",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_BEARER_TOKEN_BEDROCK",
+];
+
+export function secretsOf(
+  options: ResolvedOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  const found: Array<string | undefined> = [
+    options.apiKey,
+    options.localBrowserLaunchOptions.proxy?.password,
+    ...SECRET_VARIABLES.map((name) => env[name]),
+  ];
+  collect(options.model, found);
+  return found.filter((s): s is string => typeof s === "string");
+}
+
+/** Walks a configuration object for key-like fields (apiKey, private_key, token, header values). */
+function collect(value: unknown, into: Array<string | undefined>, key = ""): void {
+  if (typeof value === "string") {
+    if (/api[-_]?key|private[-_]?key|token|secret|password|authorization/i.test(key))
+      into.push(value);
+    return;
+  }
+  if (!value || typeof value !== "object") return;
+  for (const [k, v] of Object.entries(value)) {
+    // Any header may carry a credential: treat all header values as secret.
+    if (k === "headers" && v && typeof v === "object") {
+      for (const h of Object.values(v)) if (typeof h === "string") into.push(h);
+    } else collect(v, into, k);
+  }
+}

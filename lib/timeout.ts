@@ -1,0 +1,75 @@
+/**
+ * Every public wait is bounded here. The error names the public method, the limit and what it
+ * waited for, plus the steps done so far.
+ */
+import { ServiceTimeoutError } from "./errors.ts";
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface Deadline {
+  readonly method: string;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+  readonly steps: string[];
+  /** Milliseconds left, at least 1 so that it can be handed to an API that treats 0 as "no limit". */
+  remaining(): number;
+  step(name: string): void;
+}
+
+export async function withTimeout<T>(
+  method: string,
+  timeoutMs: number,
+  waitingFor: string | (() => string),
+  run: (deadline: Deadline) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const endsAt = Date.now() + timeoutMs;
+  const steps: string[] = [];
+  const deadline: Deadline = {
+    method,
+    timeoutMs,
+    signal: controller.signal,
+    steps,
+    remaining: () => Math.max(1, endsAt - Date.now()),
+    step: (name) => steps.push(name),
+  };
+  const describe = () => (typeof waitingFor === "string" ? waitingFor : waitingFor());
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new ServiceTimeoutError(method, timeoutMs, describe(), steps);
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  const work = run(deadline);
+  try {
+    return await Promise.race([work, expired]);
+  } catch (error) {
+    if (isPlaywrightTimeout(error))
+      throw new ServiceTimeoutError(method, timeoutMs, describe(), steps);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    // A call that lost the race must not surface later as an unhandled rejection.
+    work.catch(() => {});
+  }
+}
+
+export function isPlaywrightTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === "TimeoutError";
+}
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
