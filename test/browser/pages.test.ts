@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ServiceTimeoutError, ServiceValidationError } from "../../lib/index.ts";
+import type { LogLine } from "../../lib/log.ts";
+import { useClients } from "../support/clients.ts";
+import { type StaticServer, startStaticServer } from "../support/staticServer.ts";
+
+let server: StaticServer;
+beforeAll(async () => {
+  server = await startStaticServer();
+});
+afterAll(() => server.close());
+const clients = useClients();
+
+describe("context", () => {
+  it("has the page created on init as pages()[0], active", async () => {
+    const client = await clients.open();
+    const pages = client.context.pages();
+    expect(pages).toHaveLength(1);
+    expect(client.context.activePage()).toBe(pages[0]);
+  });
+
+  it("opens new pages, switches the active one, and forgets closed ones", async () => {
+    const client = await clients.open();
+    const first = client.context.pages()[0]!;
+    const second = await client.context.newPage();
+    expect(client.context.pages()).toEqual([first, second]);
+    expect(client.context.activePage()).toBe(second);
+    client.context.setActivePage(first);
+    expect(client.context.activePage()).toBe(first);
+    await first.close();
+    expect(client.context.pages()).toEqual([second]);
+    expect(client.context.activePage()).toBe(second);
+    expect(() => client.context.setActivePage(first)).toThrow(/does not belong/);
+  });
+
+  it("tracks a popup opened by the page and makes it active", async () => {
+    const client = await clients.open();
+    const opener = client.context.activePage()!;
+    await opener.goto(server.url("popup.html"));
+    const popup = opener.playwrightPage.waitForEvent("popup");
+    await opener.click("#open");
+    const raw = await popup;
+    await raw.waitForLoadState();
+    await expect.poll(() => client.context.pages().length).toBe(2);
+    const active = client.context.activePage()!;
+    expect(active.playwrightPage).toBe(raw);
+    expect(await active.title()).toBe("Second fixture");
+    // A target=_blank link is a new tab: tracked and active too.
+    client.context.setActivePage(opener);
+    await opener.click("#tab");
+    await expect.poll(() => client.context.pages().length).toBe(3);
+    expect(client.context.activePage()).not.toBe(opener);
+  });
+});
+
+describe("dialogs", () => {
+  it("dismisses an alert during load by default, logs it, and the page finishes loading", async () => {
+    const lines: LogLine[] = [];
+    const client = await clients.open({ verbose: 1, logger: (l) => lines.push(l) });
+    const page = client.context.activePage()!;
+    await page.goto(server.url("alert.html"), { timeout: 10_000 });
+    expect(await page.title()).toBe("Alert fixture");
+    expect(await page.evaluate(() => (window as unknown as { confirmed: boolean }).confirmed)).toBe(false);
+    expect(await page.evaluate(() => (window as unknown as { prompted: string | null }).prompted)).toBe(null);
+    const dialogLines = lines.filter((l) => l.category === "dialog");
+    expect(dialogLines.map((l) => l.auxiliary?.type)).toEqual(["alert", "confirm", "prompt"]);
+    expect(dialogLines[0]?.auxiliary?.message).toBe("hello during load");
+  });
+
+  it('accepts dialogs with dialogs: "accept" (a prompt gets its default value)', async () => {
+    const client = await clients.open({ dialogs: "accept" });
+    const page = client.context.activePage()!;
+    await page.goto(server.url("alert.html"), { timeout: 10_000 });
+    expect(await page.evaluate(() => (window as unknown as { confirmed: boolean }).confirmed)).toBe(true);
+    expect(await page.evaluate(() => (window as unknown as { prompted: string }).prompted)).toBe("default name");
+  });
+
+  it("hands dialogs to a handler, and dismisses what the handler leaves open", async () => {
+    const seen: string[] = [];
+    const client = await clients.open({
+      dialogs: async (dialog) => {
+        seen.push(dialog.type());
+        if (dialog.type() === "prompt") await dialog.accept("typed by handler");
+        // The alert and the confirm are left open on purpose.
+      },
+    });
+    const page = client.context.activePage()!;
+    await page.goto(server.url("alert.html"), { timeout: 10_000 });
+    expect(seen).toEqual(["alert", "confirm", "prompt"]);
+    expect(await page.evaluate(() => (window as unknown as { confirmed: boolean }).confirmed)).toBe(false);
+    expect(await page.evaluate(() => (window as unknown as { prompted: string }).prompted)).toBe("typed by handler");
+  });
+});
+
+describe("page methods", () => {
+  it("navigates, reads, goes back and forward, and records navigations in history", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    const response = await page.goto(server.url("basic.html"));
+    expect(response?.status()).toBe(200);
+    expect(page.url()).toBe(server.url("basic.html"));
+    expect(await page.title()).toBe("Basic fixture");
+    await page.goto(server.url("second.html"), { waitUntil: "domcontentloaded" });
+    await page.goBack();
+    expect(await page.title()).toBe("Basic fixture");
+    await page.goForward();
+    expect(await page.title()).toBe("Second fixture");
+    await page.reload();
+    expect(await page.title()).toBe("Second fixture");
+    const history = await client.history;
+    expect(history.map((h) => h.method)).toEqual(["navigate", "navigate"]);
+    expect(history[0]).toMatchObject({
+      parameters: { url: server.url("basic.html") },
+      result: { url: server.url("basic.html"), status: 200 },
+    });
+    expect(Number.isNaN(Date.parse(history[0]!.timestamp))).toBe(false);
+    expect(Object.isFrozen(history)).toBe(true);
+  });
+
+  it("clicks, types and presses keys, by CSS and by XPath", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(server.url("basic.html"));
+    await page.type("/html/body/form/label/input", "wayfarer");
+    await page.keyPress("Enter");
+    expect(await page.locator("#out").textContent()).toBe("submitted:wayfarer");
+    await page.click("xpath=/html/body/a");
+    await page.playwrightPage.waitForURL(/second\.html$/);
+    expect(await page.title()).toBe("Second fixture");
+  });
+
+  it("takes a viewport PNG screenshot and evaluates scripts with arguments", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(server.url("basic.html"));
+    const png = await page.screenshot();
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+    expect(await page.evaluate((n: number) => n * 2, 21)).toBe(42);
+  });
+
+  it("bounds every wait: a script that never returns fails with what it waited for", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    const started = Date.now();
+    const error = await page.evaluate(() => new Promise(() => {}), undefined, { timeout: 300 }).catch((e) => e);
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error.message).toMatch(/^evaluate: 300 ms passed waiting for the page script to return/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const missing = await page.click("#nothing-here", { timeout: 300 }).catch((e) => e);
+    expect(missing).toBeInstanceOf(ServiceTimeoutError);
+    expect(missing.message).toContain('deepLocator("#nothing-here") to match exactly one element');
+  });
+
+  it("refuses bad input naming the field", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    const bad = await page.goto(server.url("basic.html"), { timeout: 0 }).catch((e) => e);
+    expect(bad).toBeInstanceOf(ServiceValidationError);
+    expect(bad.message).toContain("goto.options.timeout");
+    const unknown = await page.goto(server.url("basic.html"), { waitUntil: "idle" as never }).catch((e) => e);
+    expect(unknown.message).toContain("goto.options.waitUntil");
+    expect(await page.goto(42 as never).catch((e) => e.message)).toContain("goto.url");
+  });
+});

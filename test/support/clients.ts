@@ -1,0 +1,46 @@
+/**
+ * Opens clients for a test and, after it, closes them and proves that nothing they started is
+ * still running and that the temporary profile they made is gone.
+ */
+import { existsSync } from "node:fs";
+import { afterEach, expect } from "vitest";
+import { Client, type V3Options } from "../../lib/index.ts";
+import { commandLine, waitUntilGone } from "./processes.ts";
+
+export interface OpenedClient {
+  client: Client;
+  pid: number | undefined;
+  tempProfile: string | undefined;
+}
+
+export function useClients() {
+  const opened: OpenedClient[] = [];
+  afterEach(async () => {
+    const all = opened.splice(0);
+    for (const o of all) await o.client.close();
+    for (const o of all) {
+      if (o.pid !== undefined) expect(await waitUntilGone(o.pid), `processes of browser ${o.pid}`).toEqual([]);
+      if (o.tempProfile) expect(existsSync(o.tempProfile), `temporary profile ${o.tempProfile}`).toBe(false);
+    }
+  });
+  return {
+    /** A LOCAL client, initialised, quiet unless the test gives a logger. */
+    async open(options: Partial<V3Options> = {}): Promise<Client> {
+      const client = new Client({ env: "LOCAL", disablePino: true, verbose: 0, ...options } as V3Options);
+      const entry: OpenedClient = { client, pid: undefined, tempProfile: undefined };
+      opened.push(entry);
+      await client.init();
+      entry.pid = client.browserPid;
+      if (entry.pid !== undefined && !options.localBrowserLaunchOptions?.userDataDir) {
+        entry.tempProfile = userDataDirOf(entry.pid);
+      }
+      return client;
+    },
+  };
+}
+
+export function userDataDirOf(pid: number): string | undefined {
+  return commandLine(pid)
+    .find((a) => a.startsWith("--user-data-dir="))
+    ?.slice("--user-data-dir=".length);
+}

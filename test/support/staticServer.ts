@@ -1,0 +1,46 @@
+/**
+ * Serves test/fixtures on 127.0.0.1 (and so also on "localhost", a different site: a frame from
+ * one inside a page from the other is cross-site, which Chromium puts in its own process).
+ */
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { extname, join, normalize } from "node:path";
+
+const FIXTURES = join(import.meta.dirname, "..", "fixtures");
+const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript" };
+
+export interface StaticServer {
+  /** http://127.0.0.1:port */
+  origin: string;
+  /** http://localhost:port: same server, another site. */
+  otherSite: string;
+  url(path: string): string;
+  close(): Promise<void>;
+}
+
+export async function startStaticServer(): Promise<StaticServer> {
+  const server: Server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
+    if (path.includes("..")) return void res.writeHead(400).end();
+    try {
+      const body = await readFile(join(FIXTURES, path === "/" ? "basic.html" : path));
+      res.writeHead(200, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" }).end(body);
+    } catch {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    otherSite: `http://localhost:${port}`,
+    url: (path) => `${origin}/${path.replace(/^\//, "")}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
