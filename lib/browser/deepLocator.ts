@@ -138,6 +138,8 @@ export class DeepLocator {
       const { handles, pendingHop } = await this.resolveNow();
       if (handles.length === 1) return handles[0]!;
       await disposeAll(handles);
+      if (handles.length > 1)
+        throw this.explain(new AmbiguousSelectorError(this.selector, handles.length));
       if (attempt === 0)
         deadline.step(pendingHop ? `waiting for frame ${pendingHop}` : "waiting for a match");
     }

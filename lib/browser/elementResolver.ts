@@ -4,9 +4,13 @@
  * closed ones through CDP.
  */
 import type { ElementHandle, Frame, JSHandle, Page } from "playwright-core";
-import { ContentFrameNotFoundError, ServiceShadowRootMissingError } from "../errors.ts";
+import {
+  ContentFrameNotFoundError,
+  ServiceShadowRootMissingError,
+  XPathResolutionError,
+} from "../errors.ts";
 import { closedShadowRoot } from "./closedShadowRoot.ts";
-import { type ParsedSelector, type SelectorPart, shadowPieces } from "./selector.ts";
+import { type ParsedSelector, type SelectorPart, shadowPieces, xpathSteps } from "./selector.ts";
 
 export interface Resolution {
   frame: Frame;
@@ -68,7 +72,7 @@ async function matchThroughShadowRoots(
   let roots: JSHandle[] = [document];
   for (let i = 0; i < pieces.length; i++) {
     const matches: ElementHandle[] = [];
-    for (const root of roots) matches.push(...(await evaluateXPath(root, pieces[i]!)));
+    for (const root of roots) matches.push(...(await evaluateXPath(root, pieces[i]!, i > 0)));
     if (roots[0] !== document) await disposeAll(roots);
     if (i === pieces.length - 1 || matches.length === 0) return matches;
     roots = [];
@@ -94,24 +98,62 @@ async function shadowRootOf(
   return closedShadowRoot(page, frame, host);
 }
 
-async function evaluateXPath(root: JSHandle, xpath: string): Promise<ElementHandle[]> {
-  const list = await root.evaluateHandle((node, expression) => {
-    const context = node as Node;
-    const doc = context.ownerDocument ?? (context as Document);
-    const result = doc.evaluate(
-      expression,
-      context,
-      null,
-      XPathResult.ORDERED_NODE_SNAPSHOT_TYPE,
-      null,
-    );
-    const out: Element[] = [];
-    for (let i = 0; i < result.snapshotLength; i++) {
-      const item = result.snapshotItem(i);
-      if (item && item.nodeType === Node.ELEMENT_NODE) out.push(item as Element);
-    }
-    return out;
-  }, xpath);
+interface FirstStep {
+  name: string;
+  index: number | null;
+  predicate: string | null;
+}
+
+/** A shadow root cannot be an XPath context node: its first step is matched among its children. */
+function firstStepOf(xpath: string): { first: FirstStep; rest: string } {
+  const [head = "", ...tail] = xpathSteps(xpath);
+  const match = /^([\w*:.-]+)((?:\[.*\])*)$/.exec(head);
+  if (!match)
+    throw new XPathResolutionError(xpath, `its step "${head}" cannot start inside a shadow root`);
+  const predicates = match[2] ?? "";
+  const index = /^\[(\d+)\]$/.exec(predicates);
+  return {
+    first: {
+      name: match[1]!,
+      index: index ? Number(index[1]) : null,
+      predicate: predicates && !index ? predicates : null,
+    },
+    rest: tail.join("/"),
+  };
+}
+
+/** `root` is a document, or a shadow root when `inShadowRoot`. */
+async function evaluateXPath(
+  root: JSHandle,
+  xpath: string,
+  inShadowRoot = false,
+): Promise<ElementHandle[]> {
+  const list = await root.evaluateHandle(
+    (node, { expression, fromFragment }) => {
+      const context = node as Node;
+      const doc = context.ownerDocument ?? (context as Document);
+      const run = (expr: string, from: Node): Element[] => {
+        const result = doc.evaluate(expr, from, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+        const out: Element[] = [];
+        for (let i = 0; i < result.snapshotLength; i++) {
+          const item = result.snapshotItem(i);
+          if (item && item.nodeType === Node.ELEMENT_NODE) out.push(item as Element);
+        }
+        return out;
+      };
+      if (!fromFragment) return run(expression, context);
+      const { first, rest } = fromFragment;
+      const name = first.name.toLowerCase();
+      let tops = [...(context as DocumentFragment).children].filter(
+        (c) => name === "*" || c.localName.toLowerCase() === name,
+      );
+      if (first.index !== null) tops = tops[first.index - 1] ? [tops[first.index - 1]!] : [];
+      else if (first.predicate)
+        tops = tops.filter((c) => run(`self::node()${first.predicate}`, c).length > 0);
+      return rest ? tops.flatMap((t) => run(rest, t)) : tops;
+    },
+    { expression: xpath, fromFragment: inShadowRoot ? firstStepOf(xpath) : null },
+  );
   try {
     const properties = await list.getProperties();
     const handles: ElementHandle[] = [];

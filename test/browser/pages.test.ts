@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceTimeoutError, ServiceValidationError } from "../../lib/index.ts";
 import type { LogLine } from "../../lib/log.ts";
 import { useClients } from "../support/clients.ts";
+import { failure } from "../support/failure.ts";
 import { type StaticServer, startStaticServer } from "../support/staticServer.ts";
 
 let server: StaticServer;
@@ -60,8 +61,12 @@ describe("dialogs", () => {
     const page = client.context.activePage()!;
     await page.goto(server.url("alert.html"), { timeout: 10_000 });
     expect(await page.title()).toBe("Alert fixture");
-    expect(await page.evaluate(() => (window as unknown as { confirmed: boolean }).confirmed)).toBe(false);
-    expect(await page.evaluate(() => (window as unknown as { prompted: string | null }).prompted)).toBe(null);
+    expect(await page.evaluate(() => (window as unknown as { confirmed: boolean }).confirmed)).toBe(
+      false,
+    );
+    expect(
+      await page.evaluate(() => (window as unknown as { prompted: string | null }).prompted),
+    ).toBe(null);
     const dialogLines = lines.filter((l) => l.category === "dialog");
     expect(dialogLines.map((l) => l.auxiliary?.type)).toEqual(["alert", "confirm", "prompt"]);
     expect(dialogLines[0]?.auxiliary?.message).toBe("hello during load");
@@ -71,8 +76,12 @@ describe("dialogs", () => {
     const client = await clients.open({ dialogs: "accept" });
     const page = client.context.activePage()!;
     await page.goto(server.url("alert.html"), { timeout: 10_000 });
-    expect(await page.evaluate(() => (window as unknown as { confirmed: boolean }).confirmed)).toBe(true);
-    expect(await page.evaluate(() => (window as unknown as { prompted: string }).prompted)).toBe("default name");
+    expect(await page.evaluate(() => (window as unknown as { confirmed: boolean }).confirmed)).toBe(
+      true,
+    );
+    expect(await page.evaluate(() => (window as unknown as { prompted: string }).prompted)).toBe(
+      "default name",
+    );
   });
 
   it("hands dialogs to a handler, and dismisses what the handler leaves open", async () => {
@@ -87,8 +96,12 @@ describe("dialogs", () => {
     const page = client.context.activePage()!;
     await page.goto(server.url("alert.html"), { timeout: 10_000 });
     expect(seen).toEqual(["alert", "confirm", "prompt"]);
-    expect(await page.evaluate(() => (window as unknown as { confirmed: boolean }).confirmed)).toBe(false);
-    expect(await page.evaluate(() => (window as unknown as { prompted: string }).prompted)).toBe("typed by handler");
+    expect(await page.evaluate(() => (window as unknown as { confirmed: boolean }).confirmed)).toBe(
+      false,
+    );
+    expect(await page.evaluate(() => (window as unknown as { prompted: string }).prompted)).toBe(
+      "typed by handler",
+    );
   });
 });
 
@@ -142,11 +155,13 @@ describe("page methods", () => {
     const client = await clients.open();
     const page = client.context.activePage()!;
     const started = Date.now();
-    const error = await page.evaluate(() => new Promise(() => {}), undefined, { timeout: 300 }).catch((e) => e);
+    const error = await failure(
+      page.evaluate(() => new Promise(() => {}), undefined, { timeout: 300 }),
+    );
     expect(error).toBeInstanceOf(ServiceTimeoutError);
     expect(error.message).toMatch(/^evaluate: 300 ms passed waiting for the page script to return/);
     expect(Date.now() - started).toBeLessThan(10_000);
-    const missing = await page.click("#nothing-here", { timeout: 300 }).catch((e) => e);
+    const missing = await failure(page.click("#nothing-here", { timeout: 300 }));
     expect(missing).toBeInstanceOf(ServiceTimeoutError);
     expect(missing.message).toContain('deepLocator("#nothing-here") to match exactly one element');
   });
@@ -154,11 +169,13 @@ describe("page methods", () => {
   it("refuses bad input naming the field", async () => {
     const client = await clients.open();
     const page = client.context.activePage()!;
-    const bad = await page.goto(server.url("basic.html"), { timeout: 0 }).catch((e) => e);
+    const bad = await failure(page.goto(server.url("basic.html"), { timeout: 0 }));
     expect(bad).toBeInstanceOf(ServiceValidationError);
     expect(bad.message).toContain("goto.options.timeout");
-    const unknown = await page.goto(server.url("basic.html"), { waitUntil: "idle" as never }).catch((e) => e);
+    const unknown = await failure(
+      page.goto(server.url("basic.html"), { waitUntil: "idle" as never }),
+    );
     expect(unknown.message).toContain("goto.options.waitUntil");
-    expect(await page.goto(42 as never).catch((e) => e.message)).toContain("goto.url");
+    expect((await failure(page.goto(42 as never))).message).toContain("goto.url");
   });
 });

@@ -19,14 +19,21 @@ export function useClients() {
     const all = opened.splice(0);
     for (const o of all) await o.client.close();
     for (const o of all) {
-      if (o.pid !== undefined) expect(await waitUntilGone(o.pid), `processes of browser ${o.pid}`).toEqual([]);
-      if (o.tempProfile) expect(existsSync(o.tempProfile), `temporary profile ${o.tempProfile}`).toBe(false);
+      if (o.pid !== undefined)
+        expect(await waitUntilGone(o.pid), `processes of browser ${o.pid}`).toEqual([]);
+      if (o.tempProfile)
+        expect(existsSync(o.tempProfile), `temporary profile ${o.tempProfile}`).toBe(false);
     }
   });
   return {
     /** A LOCAL client, initialised, quiet unless the test gives a logger. */
     async open(options: Partial<V3Options> = {}): Promise<Client> {
-      const client = new Client({ env: "LOCAL", disablePino: true, verbose: 0, ...options } as V3Options);
+      const client = new Client({
+        env: "LOCAL",
+        disablePino: true,
+        verbose: 0,
+        ...options,
+      } as V3Options);
       const entry: OpenedClient = { client, pid: undefined, tempProfile: undefined };
       opened.push(entry);
       await client.init();

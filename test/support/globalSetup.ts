@@ -22,9 +22,13 @@ export async function teardown(): Promise<void> {
 function startXvfb(): Promise<string> {
   return new Promise((resolve, reject) => {
     // -displayfd 3: Xvfb picks a free display number and writes it to fd 3 once it is ready.
-    const child = spawn("/usr/bin/Xvfb", ["-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"], {
-      stdio: ["ignore", "ignore", "ignore", "pipe"],
-    });
+    const child = spawn(
+      "/usr/bin/Xvfb",
+      ["-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+      {
+        stdio: ["ignore", "ignore", "ignore", "pipe"],
+      },
+    );
     xvfb = child;
     const timer = setTimeout(() => reject(new Error("Xvfb did not start in 10 s")), 10_000);
     child.stdio[3]?.on("data", (chunk: Buffer) => {

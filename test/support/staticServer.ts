@@ -8,7 +8,10 @@ import type { AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
-const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript" };
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+};
 
 export interface StaticServer {
   /** http://127.0.0.1:port */
@@ -25,7 +28,9 @@ export async function startStaticServer(): Promise<StaticServer> {
     if (path.includes("..")) return void res.writeHead(400).end();
     try {
       const body = await readFile(join(FIXTURES, path === "/" ? "basic.html" : path));
-      res.writeHead(200, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" }).end(body);
+      res
+        .writeHead(200, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" })
+        .end(body);
     } catch {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
     }

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client } from "../../lib/index.ts";
+import { ServiceShadowRootMissingError, XPathResolutionError } from "../../lib/index.ts";
+import { useClients } from "../support/clients.ts";
+import { failure } from "../support/failure.ts";
+import { type StaticServer, startStaticServer } from "../support/staticServer.ts";
+
+let server: StaticServer;
+beforeAll(async () => {
+  server = await startStaticServer();
+});
+afterAll(() => server.close());
+const clients = useClients();
+
+/** Iframe targets the browser reports over CDP: out-of-process frames have their own. */
+async function iframeTargets(client: Client): Promise<string[]> {
+  const page = client.context.activePage()!.playwrightPage;
+  const session = await page.context().browser()!.newBrowserCDPSession();
+  const { targetInfos } = await session.send("Target.getTargets");
+  await session.detach();
+  return targetInfos.filter((t) => t.type === "iframe").map((t) => t.url);
+}
+
+const crossFrame = "xpath=/html/body/iframe[2]/html/body/button";
+const sameFrame = "/html/body/iframe[1]/html/body/button";
+
+for (const profile of ["local", "serverless"] as const) {
+  describe(`${profile} profile`, () => {
+    const previous = process.env.WAYFARER_BROWSER_PROFILE;
+    beforeAll(() => {
+      process.env.WAYFARER_BROWSER_PROFILE = profile;
+    });
+    afterAll(() => {
+      if (previous === undefined) delete process.env.WAYFARER_BROWSER_PROFILE;
+      else process.env.WAYFARER_BROWSER_PROFILE = previous;
+    });
+
+    async function openFrames(): Promise<Client> {
+      const client = await clients.open();
+      const page = client.context.activePage()!;
+      await page.goto(`${server.url("frames.html")}?other=${encodeURIComponent(server.otherSite)}`);
+      await page.playwrightPage.frameLocator("#cross").locator("#inner").waitFor();
+      return client;
+    }
+
+    it("puts the cross-site frame in its own process only in the local profile", async () => {
+      const client = await openFrames();
+      const targets = await iframeTargets(client);
+      if (profile === "local") expect(targets).toEqual([`${server.otherSite}/frame-child.html`]);
+      else expect(targets).toEqual([]);
+    });
+
+    it("clicks inside a cross-site iframe by XPath through the iframe and by CSS with >>", async () => {
+      const client = await openFrames();
+      const page = client.context.activePage()!;
+      await page.click(crossFrame);
+      const text = await page.deepLocator("#cross >> #inner").textContent();
+      expect(text).toBe(`inner clicked at ${new URL(server.otherSite).host}`);
+      await page.type("iframe#cross >> #field", "typed across sites");
+      expect(await page.deepLocator(`${crossFrame.replace("button", "input")}`).inputValue()).toBe(
+        "typed across sites",
+      );
+    });
+
+    it("clicks inside a same-origin iframe", async () => {
+      const client = await openFrames();
+      const page = client.context.activePage()!;
+      await page.click(sameFrame);
+      expect(await page.deepLocator("#same >> #inner").textContent()).toBe(
+        `inner clicked at ${new URL(server.origin).host}`,
+      );
+    });
+
+    it("reaches a closed shadow root inside a cross-site iframe", async () => {
+      const client = await openFrames();
+      const page = client.context.activePage()!;
+      await page.click("/html/body/iframe[2]/html/body/closed-in-frame//button");
+      const frame = page.playwrightPage.frames().find((f) => f.url().startsWith(server.otherSite))!;
+      expect(
+        await frame.evaluate(() =>
+          (window as unknown as { readFrameShadow(): string }).readFrameShadow(),
+        ),
+      ).toBe("frame shadow clicked");
+    });
+  });
+}
+
+describe("shadow roots", () => {
+  async function openShadow(): Promise<Client> {
+    const client = await clients.open();
+    await client.context.activePage()!.goto(server.url("shadow.html"));
+    return client;
+  }
+
+  it("crosses an open shadow root at //", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    await page.click("/html/body/open-host//div/button");
+    expect(await page.deepLocator("/html/body/open-host//div/button").textContent()).toBe(
+      "open clicked",
+    );
+  });
+
+  it("crosses closed shadow roots, nested, and a declarative closed root", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    await page.click("/html/body/closed-host//section/button");
+    await page.click("xpath=/html/body/closed-host//section/nested-host//span/button");
+    await page.click("/html/body/div//button");
+    const read = (name: string) =>
+      page.evaluate((n) => (window as unknown as Record<string, () => string>)[n]!(), name);
+    expect(await read("readClosed")).toBe("closed clicked");
+    expect(await read("readNested")).toBe("nested clicked");
+    expect(await page.deepLocator("/html/body/div//button").textContent()).toBe("declared clicked");
+  });
+
+  it("evaluates a selector as plain XPath first: // is a descendant step when that matches", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    // "//closed-host" is a plain descendant step: it matches without crossing any shadow root.
+    expect(await page.deepLocator("/html/body//closed-host").count()).toBe(1);
+  });
+
+  it("says so when a selector crosses a shadow root that is not there", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    expect(await page.deepLocator("/html/body/h1-missing//x").count()).toBe(0);
+    const missing = await failure(page.deepLocator("/html/body/script//x").count());
+    expect(missing).toBeInstanceOf(ServiceShadowRootMissingError);
+  });
+
+  it("refuses an invalid XPath with XPathResolutionError", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    const error = await failure(page.deepLocator("/html/body/[[").click({ timeout: 500 }));
+    expect(error).toBeInstanceOf(XPathResolutionError);
+  });
+
+  it("requires exactly one match before acting", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    const error = await failure(page.click("/html/body/*", { timeout: 500 }));
+    expect(String(error.message)).toMatch(
+      /matches \d+ elements; a selector must match exactly one/,
+    );
+  });
+});
