@@ -4,6 +4,7 @@
 import { Context, type ContextSettings } from "../browser/context.ts";
 import { type LaunchedBrowser, launchBrowser } from "../browser/launch.ts";
 import type { LaunchProfile } from "../browser/launchArgs.ts";
+import { answerProxyChallenges } from "../browser/proxyAuth.ts";
 import type { Logger } from "../log.ts";
 import type { ResolvedLaunchOptions } from "../options.ts";
 import type { Engine } from "./engine.ts";
@@ -55,7 +56,7 @@ export class LocalEngine implements Engine {
       const playwrightContext = launched.browser.contexts()[0];
       if (!playwrightContext) throw new Error("the browser has no default context");
       if (launch.proxy?.username) {
-        await playwrightContext.setHTTPCredentials({
+        await answerProxyChallenges(launched.browser, {
           username: launch.proxy.username,
           password: launch.proxy.password ?? "",
         });
