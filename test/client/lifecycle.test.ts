@@ -1,0 +1,206 @@
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  Client,
+  type LogLine,
+  MissingEnvironmentVariableError,
+  ServiceEnvironmentError,
+  ServiceError,
+  ServiceInitError,
+  ServiceNotInitializedError,
+  ServiceValidationError,
+  type V3Options,
+} from "../../lib/index.ts";
+import { useClients } from "../support/clients.ts";
+import { failure } from "../support/failure.ts";
+import { liveGroupMembers, waitUntilGone } from "../support/processes.ts";
+
+const clients = useClients();
+const quiet = { disablePino: true, verbose: 0 } as const;
+
+describe("construction", () => {
+  const saved = { ...process.env };
+  beforeEach(() => {
+    delete process.env.WAYFARER_API_KEY;
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it("needs a key for the remote environment, under either name, and names the variable", () => {
+    for (const env of ["REMOTE", "BROWSERBASE"] as const) {
+      const error = catchSync(() => new Client({ env, ...quiet }));
+      expect(error).toBeInstanceOf(MissingEnvironmentVariableError);
+      expect(error).toBeInstanceOf(ServiceError);
+      expect(error.message).toContain("WAYFARER_API_KEY");
+    }
+  });
+
+  it("refuses an unknown or missing env with ServiceEnvironmentError", () => {
+    for (const env of ["CLOUD", undefined, "local"]) {
+      const error = catchSync(() => new Client({ env, ...quiet } as unknown as V3Options));
+      expect(error).toBeInstanceOf(ServiceEnvironmentError);
+      expect(error.message).toContain('expected "LOCAL" or "REMOTE"');
+    }
+  });
+
+  it("refuses a bad option, naming the field and what was expected", () => {
+    const verbose = catchSync(
+      () => new Client({ env: "LOCAL", verbose: 3 } as unknown as V3Options),
+    );
+    expect(verbose).toBeInstanceOf(ServiceValidationError);
+    expect(verbose.message).toContain("Client options.verbose");
+    const width = catchSync(
+      () =>
+        new Client({
+          env: "LOCAL",
+          localBrowserLaunchOptions: { viewport: { width: "800", height: 600 } },
+        } as unknown as V3Options),
+    );
+    expect(width.message).toContain("Client options.localBrowserLaunchOptions.viewport.width");
+    expect(width.message).toContain("expected width as a number of pixels");
+  });
+
+  it("applies the reference's defaults", () => {
+    const client = new Client({ env: "LOCAL", ...quiet });
+    const options = (client as unknown as { options: Record<string, unknown> }).options;
+    expect(options).toMatchObject({
+      selfHeal: true,
+      experimental: false,
+      domSettleTimeout: 30_000,
+      serverCache: true,
+      logInferenceToFile: false,
+      dialogs: "dismiss",
+      localBrowserLaunchOptions: {
+        headless: true,
+        devtools: false,
+        ignoreHTTPSErrors: false,
+        ignoreDefaultArgs: false,
+      },
+    });
+    expect(client.browserbaseSessionID).toBeUndefined();
+    expect(client.browserbaseSessionURL).toBeUndefined();
+    expect(client.browserbaseDebugURL).toBeUndefined();
+  });
+
+  it("logs one warning for options that have no effect yet, and for unknown launch options", () => {
+    const lines: LogLine[] = [];
+    new Client({
+      env: "LOCAL",
+      disablePino: true,
+      logger: (l) => lines.push(l),
+      cacheDir: "/tmp/cache",
+      serverCache: false,
+      localBrowserLaunchOptions: { locale: "fr-FR" } as never,
+    });
+    const warnings = lines.filter((l) => l.message.startsWith("options ignored"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.message).toContain("cacheDir, serverCache have no effect");
+    expect(warnings[0]!.message).toContain("localBrowserLaunchOptions.locale are not supported");
+  });
+});
+
+describe("lifecycle", () => {
+  it("throws ServiceNotInitializedError before init", () => {
+    const client = new Client({ env: "LOCAL", ...quiet });
+    const error = catchSync(() => client.context);
+    expect(error).toBeInstanceOf(ServiceNotInitializedError);
+    expect(error.message).toContain("context() was called before init()");
+  });
+
+  it("fails init with ServiceInitError and the cause, leaving no process and no profile behind", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "wayfarer-test-init-"));
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    try {
+      const missing = new Client({
+        env: "LOCAL",
+        ...quiet,
+        localBrowserLaunchOptions: { executablePath: "/nope/chrome" },
+      });
+      const notThere = await failure(missing.init());
+      expect(notThere).toBeInstanceOf(ServiceInitError);
+      expect(notThere.message).toContain("/nope/chrome, which does not exist");
+
+      // A binary that starts and exits at once, as a broken Chromium would.
+      const broken = new Client({
+        env: "LOCAL",
+        ...quiet,
+        localBrowserLaunchOptions: { executablePath: "/bin/false" },
+      });
+      const exited = await failure(broken.init());
+      expect(exited).toBeInstanceOf(ServiceInitError);
+      expect(exited.message).toContain("exited before it was ready");
+      expect((exited as ServiceInitError).cause).toBeInstanceOf(Error);
+      expect(readdirSync(scratch)).toEqual([]);
+      expect(catchSync(() => broken.context)).toBeInstanceOf(ServiceError);
+    } finally {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it("init twice is one launch; close is idempotent and safe twice at once", async () => {
+    const client = new Client({ env: "LOCAL", ...quiet });
+    await Promise.all([client.init(), client.init()]);
+    const pid = client.browserPid!;
+    expect(liveGroupMembers(pid).length).toBeGreaterThan(0);
+    await Promise.all([client.close(), client.close()]);
+    await client.close();
+    expect(await waitUntilGone(pid)).toEqual([]);
+    const after = await failure(client.init());
+    expect(after.message).toContain("this client was closed");
+  });
+
+  it("close({force: true}) while a close is under way ends the browser at once", async () => {
+    const client = new Client({ env: "LOCAL", ...quiet });
+    await client.init();
+    const pid = client.browserPid!;
+    const graceful = client.close();
+    await client.close({ force: true });
+    await graceful;
+    expect(await waitUntilGone(pid)).toEqual([]);
+  });
+
+  it("close() before init does nothing and does not throw", async () => {
+    const client = new Client({ env: "LOCAL", ...quiet });
+    await client.close();
+    expect(client.browserPid).toBeUndefined();
+  });
+
+  it("starts with empty history and zero metrics", async () => {
+    const client = await clients.open();
+    expect(await client.history).toEqual([]);
+    const metrics = await client.metrics;
+    expect(Object.keys(metrics)).toHaveLength(25);
+    expect(Object.values(metrics).every((v) => v === 0)).toBe(true);
+  });
+
+  it("never puts a secret option into a log line or an error", async () => {
+    const lines: LogLine[] = [];
+    const client = await clients.open({
+      verbose: 2,
+      logger: (l) => lines.push(l),
+      apiKey: "wf-service-key-123456",
+      model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-model-key-654321" },
+    });
+    await client.context.activePage()!.goto("data:text/html,<title>x</title>");
+    await client.close();
+    const all = JSON.stringify(lines);
+    expect(lines.length).toBeGreaterThan(2);
+    expect(all).not.toContain("wf-service-key-123456");
+    expect(all).not.toContain("sk-model-key-654321");
+  });
+});
+
+function catchSync(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error("expected the call to throw, and it returned");
+}
