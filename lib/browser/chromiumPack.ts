@@ -14,7 +14,7 @@ import { extract } from "tar-fs";
 
 export interface ChromiumPack {
   executablePath: string;
-  /** Variables the binary needs on hosts without system libraries (Vercel, Lambda). */
+  /** Variables the binary needs: its bundled libraries, and fonts where the host has none. */
   env: Record<string, string>;
 }
 
@@ -82,13 +82,15 @@ async function unpack(): Promise<ChromiumPack> {
       await rm(staging, { recursive: true, force: true });
     }
   }
-  const env: Record<string, string> = {};
-  if (serverless) {
-    env.FONTCONFIG_PATH = target;
-    env.LD_LIBRARY_PATH = [join(target, "al2023", "lib"), process.env.LD_LIBRARY_PATH]
+  // The binary links only NSS, NSPR and expat beyond libc; the pack carries them, so a machine
+  // without a system Chromium's libraries still runs it.
+  const env: Record<string, string> = {
+    LD_LIBRARY_PATH: [join(target, "al2023", "lib"), process.env.LD_LIBRARY_PATH]
       .filter(Boolean)
-      .join(":");
-  }
+      .join(":"),
+  };
+  // Without a system font configuration, text would render as nothing: use the pack's fonts.
+  if (serverless || !existsSync("/etc/fonts/fonts.conf")) env.FONTCONFIG_PATH = target;
   return { executablePath: join(target, "chromium"), env };
 }
 

@@ -10,6 +10,7 @@ import {
   XPathResolutionError,
 } from "../errors.ts";
 import { closedShadowRoot } from "./closedShadowRoot.ts";
+import { inPage } from "./inPage.ts";
 import { type ParsedSelector, type SelectorPart, shadowPieces, xpathSteps } from "./selector.ts";
 
 export interface Resolution {
@@ -122,38 +123,47 @@ function firstStepOf(xpath: string): { first: FirstStep; rest: string } {
   };
 }
 
+/** Runs in the page: the elements `expression` matches from `node` (a document or shadow root). */
+interface XPathRequest {
+  expression: string;
+  fromFragment: { first: FirstStep; rest: string } | null;
+}
+const XPATH_IN_PAGE = inPage(
+  (node: unknown, { expression, fromFragment }: XPathRequest): Element[] => {
+    const context = node as Node;
+    const doc = context.ownerDocument ?? (context as Document);
+    const run = (expr: string, from: Node): Element[] => {
+      const result = doc.evaluate(expr, from, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      const out: Element[] = [];
+      for (let i = 0; i < result.snapshotLength; i++) {
+        const item = result.snapshotItem(i);
+        if (item && item.nodeType === Node.ELEMENT_NODE) out.push(item as Element);
+      }
+      return out;
+    };
+    if (!fromFragment) return run(expression, context);
+    const { first, rest } = fromFragment;
+    const name = first.name.toLowerCase();
+    let tops = [...(context as DocumentFragment).children].filter(
+      (c) => name === "*" || c.localName.toLowerCase() === name,
+    );
+    if (first.index !== null) tops = tops[first.index - 1] ? [tops[first.index - 1]!] : [];
+    else if (first.predicate)
+      tops = tops.filter((c) => run(`self::node()${first.predicate}`, c).length > 0);
+    return rest ? tops.flatMap((t) => run(rest, t)) : tops;
+  },
+);
+
 /** `root` is a document, or a shadow root when `inShadowRoot`. */
 async function evaluateXPath(
   root: JSHandle,
   xpath: string,
   inShadowRoot = false,
 ): Promise<ElementHandle[]> {
-  const list = await root.evaluateHandle(
-    (node, { expression, fromFragment }) => {
-      const context = node as Node;
-      const doc = context.ownerDocument ?? (context as Document);
-      const run = (expr: string, from: Node): Element[] => {
-        const result = doc.evaluate(expr, from, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-        const out: Element[] = [];
-        for (let i = 0; i < result.snapshotLength; i++) {
-          const item = result.snapshotItem(i);
-          if (item && item.nodeType === Node.ELEMENT_NODE) out.push(item as Element);
-        }
-        return out;
-      };
-      if (!fromFragment) return run(expression, context);
-      const { first, rest } = fromFragment;
-      const name = first.name.toLowerCase();
-      let tops = [...(context as DocumentFragment).children].filter(
-        (c) => name === "*" || c.localName.toLowerCase() === name,
-      );
-      if (first.index !== null) tops = tops[first.index - 1] ? [tops[first.index - 1]!] : [];
-      else if (first.predicate)
-        tops = tops.filter((c) => run(`self::node()${first.predicate}`, c).length > 0);
-      return rest ? tops.flatMap((t) => run(rest, t)) : tops;
-    },
-    { expression: xpath, fromFragment: inShadowRoot ? firstStepOf(xpath) : null },
-  );
+  const list = await root.evaluateHandle(XPATH_IN_PAGE, {
+    expression: xpath,
+    fromFragment: inShadowRoot ? firstStepOf(xpath) : null,
+  });
   try {
     const properties = await list.getProperties();
     const handles: ElementHandle[] = [];

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { parseInput, TimeoutSchema } from "../options.ts";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.ts";
 import { DeepLocator } from "./deepLocator.ts";
+import { inPage } from "./inPage.ts";
 
 export const WaitUntilSchema = z.enum(["load", "domcontentloaded", "networkidle", "commit"]);
 
@@ -175,7 +176,10 @@ export class Page {
       "evaluate.options.timeout",
     );
     return withTimeout("evaluate", timeout ?? DEFAULT_TIMEOUT_MS, "the page script to return", () =>
-      this.playwrightPage.evaluate<R, Arg>(pageFunction as never, arg as Arg),
+      this.playwrightPage.evaluate<R, Arg>(
+        (typeof pageFunction === "function" ? inPage(pageFunction) : pageFunction) as never,
+        arg as Arg,
+      ),
     );
   }
 

@@ -5,6 +5,8 @@ import { useClients } from "../support/clients.ts";
 import { failure } from "../support/failure.ts";
 import { type StaticServer, startStaticServer } from "../support/staticServer.ts";
 
+declare const __name: <T>(fn: T, name: string) => T;
+
 let server: StaticServer;
 beforeAll(async () => {
   server = await startStaticServer();
@@ -149,6 +151,17 @@ describe("page methods", () => {
     const png = await page.screenshot();
     expect(png.subarray(1, 4).toString()).toBe("PNG");
     expect(await page.evaluate((n: number) => n * 2, 21)).toBe(42);
+  });
+
+  it("evaluates functions rewritten by esbuild's keepNames (tsx) that call __name", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    // What tsx turns `const double = (y) => y * 2` inside a page function into.
+    const rewritten = (x: number) => {
+      const double = __name((y: number) => y * 2, "double");
+      return double(x);
+    };
+    expect(await page.evaluate(rewritten, 21)).toBe(42);
   });
 
   it("bounds every wait: a script that never returns fails with what it waited for", async () => {
