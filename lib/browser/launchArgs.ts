@@ -135,7 +135,9 @@ export function buildCommandLine(input: CommandLineInput): CommandLine {
     ...user,
     ...required,
   ]);
-  return { args: [...merged.args, "about:blank"], refused: [...refused, ...merged.refused] };
+  // No startup window: the first page is opened over CDP once we are attached, which is faster
+  // than attaching to a page that is already loading (measured in bench/launch.bench.ts).
+  return { args: [...merged.args, "--no-startup-window"], refused: [...refused, ...merged.refused] };
 }
 
 function switchName(arg: string): string {

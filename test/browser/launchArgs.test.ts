@@ -35,7 +35,7 @@ describe("command line", () => {
     expect(args.slice(0, REFERENCE_DEFAULT_ARGS.length)).toEqual(REFERENCE_DEFAULT_ARGS);
     expect(args.indexOf("--disable-sync")).toBeGreaterThan(args.indexOf("--site-per-process"));
     expect(args.indexOf("--lang=fr")).toBeGreaterThan(args.indexOf("--disable-sync"));
-    expect(args.at(-1)).toBe("about:blank");
+    expect(args.at(-1)).toBe("--no-startup-window");
   });
 
   it("lets a later value of a switch win and merges feature lists", () => {

@@ -1,0 +1,114 @@
+/**
+ * init() + first goto + close(), median of 10, next to plain playwright-core launching the same
+ * binary with the same arguments, in the same run, interleaved so that machine noise hits both.
+ * Goal (issue 2): at most 10 % overhead.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { resolveExecutable } from "../lib/browser/executable.ts";
+import { buildCommandLine } from "../lib/browser/launchArgs.ts";
+import { Client } from "../lib/index.ts";
+import { LocalBrowserLaunchOptionsSchema } from "../lib/options.ts";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+
+const server = createServer((_req, res) =>
+  res.writeHead(200, { "content-type": "text/html" }).end("<title>bench</title><h1>bench</h1>"),
+);
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+
+const executable = await resolveExecutable({ headful: false });
+const profileForArgs = await mkdtemp(join(tmpdir(), "wayfarer-bench-"));
+const { args } = buildCommandLine({
+  options: LocalBrowserLaunchOptionsSchema.parse({}),
+  profile: "local",
+  userDataDir: profileForArgs,
+  runningAsRoot: process.getuid?.() === 0,
+});
+// Playwright drives over a pipe, makes its own fresh profile and adds its own switches (as our
+// launcher adds its own); every argument of ours beyond those is passed as is.
+const baselineArgs = args.filter(
+  (a) =>
+    !a.startsWith("--remote-debugging-port=") &&
+    !a.startsWith("--user-data-dir=") &&
+    a !== "--no-startup-window",
+);
+
+type Phases = { start: number; goto: number; close: number; total: number };
+
+async function wayfarer(): Promise<Phases> {
+  const t0 = performance.now();
+  const client = new Client({ env: "LOCAL", verbose: 0, disablePino: true });
+  await client.init();
+  const t1 = performance.now();
+  await client.context.activePage()!.goto(url);
+  const t2 = performance.now();
+  await client.close();
+  const t3 = performance.now();
+  return { start: t1 - t0, goto: t2 - t1, close: t3 - t2, total: t3 - t0 };
+}
+
+async function baseline(): Promise<Phases> {
+  const t0 = performance.now();
+  const browser = await chromium.launch({
+    executablePath: executable.path,
+    args: baselineArgs,
+    env: { ...process.env, ...executable.env },
+  });
+  const page = await browser.newPage();
+  const t1 = performance.now();
+  await page.goto(url);
+  const t2 = performance.now();
+  await browser.close();
+  const t3 = performance.now();
+  return { start: t1 - t0, goto: t2 - t1, close: t3 - t2, total: t3 - t0 };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+await wayfarer();
+await baseline();
+const ours: Phases[] = [];
+const theirs: Phases[] = [];
+for (let i = 0; i < RUNS; i++) {
+  // Alternate which goes first, so neither always runs on a warmer machine.
+  if (i % 2) {
+    theirs.push(await baseline());
+    ours.push(await wayfarer());
+  } else {
+    ours.push(await wayfarer());
+    theirs.push(await baseline());
+  }
+}
+server.close();
+await rm(profileForArgs, { recursive: true, force: true });
+
+const row = (name: string, runs: Phases[]) => {
+  const cell = (k: keyof Phases) =>
+    median(runs.map((r) => r[k]))
+      .toFixed(0)
+      .padStart(7);
+  return `  ${name.padEnd(24)}${cell("start")}${cell("goto")}${cell("close")}${cell("total")}`;
+};
+const o = median(ours.map((r) => r.total));
+const t = median(theirs.map((r) => r.total));
+console.log(
+  `init + first goto + close: medians of ${RUNS} runs, ms (${executable.source} Chromium)`,
+);
+console.log(
+  `  ${"".padEnd(24)}${["start", "goto", "close", "total"].map((h) => h.padStart(7)).join("")}`,
+);
+console.log(row("wayfarer Client", ours));
+console.log(row("plain playwright-core", theirs));
+console.log(
+  `  overhead: ${(((o - t) / t) * 100).toFixed(1)} % of the baseline's total (goal: at most 10 %)`,
+);
