@@ -9,10 +9,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { resolveExecutable } from "../lib/browser/executable.ts";
-import { buildCommandLine } from "../lib/browser/launchArgs.ts";
-import { Client } from "../lib/index.ts";
-import { LocalBrowserLaunchOptionsSchema } from "../lib/options.ts";
+import { resolveExecutable } from "../lib/browser/executable.js";
+import { buildCommandLine } from "../lib/browser/launchArgs.js";
+import { Client } from "../lib/index.js";
+import { LocalBrowserLaunchOptionsSchema } from "../lib/options.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 

@@ -2,18 +2,18 @@
  * The Client: options → logger → engine, and the lifecycle around them. Wiring only: the engine
  * was picked for the environment at construction, and nothing here tests for it again.
  */
-import type { Context } from "./browser/context.ts";
-import type { Engine } from "./engine/engine.ts";
-import { createEngine } from "./engine/select.ts";
+import type { Context } from "./browser/context.js";
+import type { Engine } from "./engine/engine.js";
+import { createEngine } from "./engine/select.js";
 import {
   ServiceEnvironmentError,
   ServiceError,
   ServiceInitError,
   ServiceNotInitializedError,
-} from "./errors.ts";
-import { History, type HistoryEntry } from "./history.ts";
-import { Logger } from "./log.ts";
-import { type Metrics, MetricsRecorder } from "./metrics.ts";
+} from "./errors.js";
+import { History, type HistoryEntry } from "./history.js";
+import { Logger } from "./log.js";
+import { type Metrics, MetricsRecorder } from "./metrics.js";
 import {
   ENVIRONMENTS,
   KNOWN_LAUNCH_OPTIONS,
@@ -22,8 +22,8 @@ import {
   type ResolvedOptions,
   type V3Options,
   V3OptionsSchema,
-} from "./options.ts";
-import { secretsOf } from "./secrets.ts";
+} from "./options.js";
+import { secretsOf } from "./secrets.js";
 
 type State = "new" | "initializing" | "ready" | "closing" | "closed";
 

@@ -3,7 +3,7 @@
  * Entries are redacted on the way in and handed out frozen.
  */
 import { z } from "zod";
-import type { Redactor } from "./log.ts";
+import type { Redactor } from "./log.js";
 
 export const HistoryEntrySchema = z.object({
   method: z.enum(["act", "extract", "observe", "navigate"]),

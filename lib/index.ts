@@ -1,18 +1,18 @@
-export type { Context } from "./browser/context.ts";
-export type { DeepLocator, LocatorActionOptions } from "./browser/deepLocator.ts";
-export type { NavigationOptions, Page } from "./browser/page.ts";
-export { Client } from "./client.ts";
-export * from "./errors.ts";
-export type { HistoryEntry } from "./history.ts";
-export { HistoryEntrySchema } from "./history.ts";
-export type { LogLevel, LogLine, LogReceiver } from "./log.ts";
-export type { Metrics } from "./metrics.ts";
-export { MetricsSchema } from "./metrics.ts";
+export type { Context } from "./browser/context.js";
+export type { DeepLocator, LocatorActionOptions } from "./browser/deepLocator.js";
+export type { NavigationOptions, Page } from "./browser/page.js";
+export { Client } from "./client.js";
+export * from "./errors.js";
+export type { HistoryEntry } from "./history.js";
+export { HistoryEntrySchema } from "./history.js";
+export type { LogLevel, LogLine, LogReceiver } from "./log.js";
+export type { Metrics } from "./metrics.js";
+export { MetricsSchema } from "./metrics.js";
 export type {
   DialogHandler,
   DialogPolicy,
   LocalBrowserLaunchOptions,
   ModelConfiguration,
   V3Options,
-} from "./options.ts";
-export { LocalBrowserLaunchOptionsSchema, V3OptionsSchema } from "./options.ts";
+} from "./options.js";
+export { LocalBrowserLaunchOptionsSchema, V3OptionsSchema } from "./options.js";

@@ -5,8 +5,8 @@
  */
 import type { Dialog } from "playwright-core";
 import { z } from "zod";
-import { ServiceValidationError } from "./errors.ts";
-import type { LogReceiver } from "./log.ts";
+import { ServiceValidationError } from "./errors.js";
+import type { LogReceiver } from "./log.js";
 
 const positiveInt = (what: string) =>
   z

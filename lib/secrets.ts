@@ -2,7 +2,7 @@
  * Every secret value the client could come across, so the redactor can scrub it wherever it
  * shows up: option values and the environment variables that carry keys.
  */
-import type { ResolvedOptions } from "./options.ts";
+import type { ResolvedOptions } from "./options.js";
 
 const SECRET_VARIABLES = [
   "WAYFARER_API_KEY",

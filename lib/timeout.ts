@@ -2,7 +2,7 @@
  * Every public wait is bounded here. The error names the public method, the limit and what it
  * waited for, plus the steps done so far.
  */
-import { ServiceTimeoutError } from "./errors.ts";
+import { ServiceTimeoutError } from "./errors.js";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 

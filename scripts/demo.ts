@@ -5,24 +5,17 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Client } from "../lib/index.ts";
+import { describePage } from "../lib/job/describePage.js";
 
 const DEMO_PAGE = `<!doctype html><html><head><title>Wayfarer demo</title></head>
-<body><h1>Hello from Wayfarer</h1><button onclick="this.textContent='clicked'">Click me</button></body></html>`;
+<body><h1>Hello from Wayfarer</h1></body></html>`;
 
 async function main(): Promise<void> {
   const given = process.argv[2];
   const server = given ? undefined : await serveDemoPage();
-  const url = given ?? server!.url;
-  const client = new Client({ env: "LOCAL", verbose: 0 });
   try {
-    await client.init();
-    const page = client.context.activePage()!;
-    await page.goto(url, { waitUntil: "domcontentloaded" });
-    if (!given) await page.click("xpath=/html/body/button");
-    console.log(JSON.stringify({ title: await page.title(), url: page.url() }));
+    console.log(JSON.stringify(await describePage(given ?? server!.url)));
   } finally {
-    await client.close();
     await server?.close();
   }
 }

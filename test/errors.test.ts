@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import * as errors from "../lib/errors.ts";
+import * as errors from "../lib/errors.js";
 
 const REFERENCE_CLASSES = [
   "ServiceError",

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { Logger, type LogLine, Redactor } from "../lib/log.ts";
+import { Logger, type LogLine, Redactor } from "../lib/log.js";
 
 function collect(verbose: 0 | 1 | 2, secrets: string[] = []) {
   const lines: LogLine[] = [];
@@ -63,7 +63,7 @@ describe("logger", () => {
 
   it("writes JSON lines through pino unless disablePino", () => {
     const script = `
-      import { Logger } from "./lib/log.ts";
+      import { Logger } from "./lib/log.js";
       new Logger({ verbose: 1, disablePino: false, secrets: ["pino-secret-42"] }).info("cat", "hello pino-secret-42", { a: 1 });
       new Logger({ verbose: 1, disablePino: true }).info("cat", "never printed");
     `;

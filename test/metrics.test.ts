@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MetricsRecorder, MetricsSchema } from "../lib/metrics.ts";
+import { MetricsRecorder, MetricsSchema } from "../lib/metrics.js";
 
 describe("metrics", () => {
   it("adds usage to its group and to total, and hands out copies", () => {

@@ -3,12 +3,12 @@
  * (popup, target=_blank, window.open) is tracked and becomes active, like a new tab a user sees.
  */
 import type { BrowserContext, Page as PlaywrightPage } from "playwright-core";
-import { ServiceError } from "../errors.ts";
-import type { Logger } from "../log.ts";
-import type { DialogPolicy } from "../options.ts";
-import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.ts";
-import { settleDialogs } from "./dialogs.ts";
-import { Page, type PageHooks } from "./page.ts";
+import { ServiceError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { DialogPolicy } from "../options.js";
+import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
+import { settleDialogs } from "./dialogs.js";
+import { Page, type PageHooks } from "./page.js";
 
 export interface ContextSettings {
   dialogs: DialogPolicy;

@@ -4,10 +4,10 @@
  * action runs; the action requires exactly one match and waits for it until its deadline.
  */
 import type { ElementHandle, Page } from "playwright-core";
-import { ServiceError, XPathResolutionError } from "../errors.ts";
-import { DEFAULT_TIMEOUT_MS, type Deadline, sleep, withTimeout } from "../timeout.ts";
-import { AmbiguousSelectorError, disposeAll, resolveSelector } from "./elementResolver.ts";
-import { type ParsedSelector, parseSelector } from "./selector.ts";
+import { ServiceError, XPathResolutionError } from "../errors.js";
+import { DEFAULT_TIMEOUT_MS, type Deadline, sleep, withTimeout } from "../timeout.js";
+import { AmbiguousSelectorError, disposeAll, resolveSelector } from "./elementResolver.js";
+import { type ParsedSelector, parseSelector } from "./selector.js";
 
 export interface LocatorActionOptions {
   timeout?: number;

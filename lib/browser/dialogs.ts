@@ -3,8 +3,8 @@
  * A handler that throws, or has not settled the dialog in time, is overruled by a dismissal.
  */
 import type { Dialog, Page } from "playwright-core";
-import type { Logger } from "../log.ts";
-import type { DialogPolicy } from "../options.ts";
+import type { Logger } from "../log.js";
+import type { DialogPolicy } from "../options.js";
 
 const HANDLER_BUDGET_MS = 5_000;
 

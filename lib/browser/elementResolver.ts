@@ -8,10 +8,10 @@ import {
   ContentFrameNotFoundError,
   ServiceShadowRootMissingError,
   XPathResolutionError,
-} from "../errors.ts";
-import { closedShadowRoot } from "./closedShadowRoot.ts";
-import { inPage } from "./inPage.ts";
-import { type ParsedSelector, type SelectorPart, shadowPieces, xpathSteps } from "./selector.ts";
+} from "../errors.js";
+import { closedShadowRoot } from "./closedShadowRoot.js";
+import { inPage } from "./inPage.js";
+import { type ParsedSelector, type SelectorPart, shadowPieces, xpathSteps } from "./selector.js";
 
 export interface Resolution {
   frame: Frame;

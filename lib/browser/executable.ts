@@ -3,7 +3,7 @@
  * system Chromium or Chrome. The pack is headless-only, so a headful launch skips it.
  */
 import { existsSync } from "node:fs";
-import { chromiumPack, packAvailable } from "./chromiumPack.ts";
+import { chromiumPack, packAvailable } from "./chromiumPack.js";
 
 export type ExecutableSource = "executablePath" | "CHROME_PATH" | "pack" | "system";
 

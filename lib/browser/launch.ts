@@ -8,10 +8,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
-import type { ResolvedLaunchOptions } from "../options.ts";
-import { resolveExecutable } from "./executable.ts";
-import { buildCommandLine, type LaunchProfile } from "./launchArgs.ts";
-import { ownedProcesses, terminateGroup, waitForExit } from "./processGroup.ts";
+import type { ResolvedLaunchOptions } from "../options.js";
+import { resolveExecutable } from "./executable.js";
+import { buildCommandLine, type LaunchProfile } from "./launchArgs.js";
+import { ownedProcesses, terminateGroup, waitForExit } from "./processGroup.js";
 
 export interface LaunchedBrowser {
   browser: Browser;

@@ -3,7 +3,7 @@
  * launcher's own, then the user's; a later value of the same switch wins, feature lists merge.
  * Two profiles: "local" (multi-process, site isolation) and "serverless" (one process).
  */
-import type { ResolvedLaunchOptions } from "../options.ts";
+import type { ResolvedLaunchOptions } from "../options.js";
 
 export type LaunchProfile = "local" | "serverless";
 
@@ -137,7 +137,10 @@ export function buildCommandLine(input: CommandLineInput): CommandLine {
   ]);
   // No startup window: the first page is opened over CDP once we are attached, which is faster
   // than attaching to a page that is already loading (measured in bench/launch.bench.ts).
-  return { args: [...merged.args, "--no-startup-window"], refused: [...refused, ...merged.refused] };
+  return {
+    args: [...merged.args, "--no-startup-window"],
+    refused: [...refused, ...merged.refused],
+  };
 }
 
 function switchName(arg: string): string {

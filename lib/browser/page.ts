@@ -4,10 +4,10 @@
  */
 import type { Page as PlaywrightPage, Response } from "playwright-core";
 import { z } from "zod";
-import { parseInput, TimeoutSchema } from "../options.ts";
-import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.ts";
-import { DeepLocator } from "./deepLocator.ts";
-import { inPage } from "./inPage.ts";
+import { parseInput, TimeoutSchema } from "../options.js";
+import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
+import { DeepLocator } from "./deepLocator.js";
+import { inPage } from "./inPage.js";
 
 export const WaitUntilSchema = z.enum(["load", "domcontentloaded", "networkidle", "commit"]);
 

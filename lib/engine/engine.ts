@@ -2,7 +2,7 @@
  * What the client drives. The environment is chosen once, when the client is built, by picking
  * an implementation of this interface; no method ever tests for it again.
  */
-import type { Context } from "../browser/context.ts";
+import type { Context } from "../browser/context.js";
 
 export interface Engine {
   /** Launches or attaches, and opens the first page. */

@@ -1,13 +1,13 @@
 /**
  * env "LOCAL": a Chromium on this machine, launched by us or attached to by cdpUrl.
  */
-import { Context, type ContextSettings } from "../browser/context.ts";
-import { type LaunchedBrowser, launchBrowser } from "../browser/launch.ts";
-import type { LaunchProfile } from "../browser/launchArgs.ts";
-import { answerProxyChallenges } from "../browser/proxyAuth.ts";
-import type { Logger } from "../log.ts";
-import type { ResolvedLaunchOptions } from "../options.ts";
-import type { Engine } from "./engine.ts";
+import { Context, type ContextSettings } from "../browser/context.js";
+import { type LaunchedBrowser, launchBrowser } from "../browser/launch.js";
+import type { LaunchProfile } from "../browser/launchArgs.js";
+import { answerProxyChallenges } from "../browser/proxyAuth.js";
+import type { Logger } from "../log.js";
+import type { ResolvedLaunchOptions } from "../options.js";
+import type { Engine } from "./engine.js";
 
 export interface LocalEngineOptions {
   launch: ResolvedLaunchOptions;

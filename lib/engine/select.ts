@@ -3,14 +3,14 @@
  * surface here, in the constructor, before anything is launched.
  */
 
-import { onServerlessHost } from "../browser/chromiumPack.ts";
-import type { LaunchProfile } from "../browser/launchArgs.ts";
-import type { PageHooks } from "../browser/page.ts";
-import { MissingEnvironmentVariableError, ServiceEnvironmentError } from "../errors.ts";
-import type { Logger } from "../log.ts";
-import type { ResolvedOptions } from "../options.ts";
-import type { Engine } from "./engine.ts";
-import { LocalEngine } from "./localEngine.ts";
+import { onServerlessHost } from "../browser/chromiumPack.js";
+import type { LaunchProfile } from "../browser/launchArgs.js";
+import type { PageHooks } from "../browser/page.js";
+import { MissingEnvironmentVariableError, ServiceEnvironmentError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { ResolvedOptions } from "../options.js";
+import type { Engine } from "./engine.js";
+import { LocalEngine } from "./localEngine.js";
 
 const LAUNCH_TIMEOUT_MS = 30_000;
 

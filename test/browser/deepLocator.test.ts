@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Client } from "../../lib/index.ts";
-import { ServiceShadowRootMissingError, XPathResolutionError } from "../../lib/index.ts";
-import { useClients } from "../support/clients.ts";
-import { failure } from "../support/failure.ts";
-import { type StaticServer, startStaticServer } from "../support/staticServer.ts";
+import type { Client } from "../../lib/index.js";
+import { ServiceShadowRootMissingError, XPathResolutionError } from "../../lib/index.js";
+import { useClients } from "../support/clients.js";
+import { failure } from "../support/failure.js";
+import { type StaticServer, startStaticServer } from "../support/staticServer.js";
 
 let server: StaticServer;
 beforeAll(async () => {

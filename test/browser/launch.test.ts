@@ -1,19 +1,19 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemChromium } from "../../lib/browser/executable.ts";
-import { terminateGroup } from "../../lib/browser/processGroup.ts";
-import { Client, type LogLine } from "../../lib/index.ts";
-import { startOwnBrowser } from "../support/browserProcess.ts";
-import { useClients, userDataDirOf } from "../support/clients.ts";
-import { failure } from "../support/failure.ts";
-import { startHttpsServer } from "../support/httpsServer.ts";
-import { commandLine, liveGroupMembers, waitUntilGone } from "../support/processes.ts";
-import { startProxy } from "../support/proxyServer.ts";
-import { type StaticServer, startStaticServer } from "../support/staticServer.ts";
+import { systemChromium } from "../../lib/browser/executable.js";
+import { terminateGroup } from "../../lib/browser/processGroup.js";
+import { Client, type LogLine } from "../../lib/index.js";
+import { startOwnBrowser } from "../support/browserProcess.js";
+import { useClients, userDataDirOf } from "../support/clients.js";
+import { failure } from "../support/failure.js";
+import { startHttpsServer } from "../support/httpsServer.js";
+import { freePort } from "../support/ports.js";
+import { commandLine, liveGroupMembers, waitUntilGone } from "../support/processes.js";
+import { startProxy } from "../support/proxyServer.js";
+import { type StaticServer, startStaticServer } from "../support/staticServer.js";
 
 let server: StaticServer;
 beforeAll(async () => {
@@ -34,14 +34,6 @@ async function userAgent(client: Client): Promise<string> {
 
 function argsOf(client: Client): string[] {
   return commandLine(client.browserPid!);
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 describe("launch options", () => {

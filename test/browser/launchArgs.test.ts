@@ -4,11 +4,11 @@ import {
   LAUNCHER_DEFAULT_ARGS,
   type LaunchProfile,
   REFERENCE_DEFAULT_ARGS,
-} from "../../lib/browser/launchArgs.ts";
+} from "../../lib/browser/launchArgs.js";
 import {
   type LocalBrowserLaunchOptions,
   LocalBrowserLaunchOptionsSchema,
-} from "../../lib/options.ts";
+} from "../../lib/options.js";
 
 function build(
   options: LocalBrowserLaunchOptions = {},

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceTimeoutError, ServiceValidationError } from "../../lib/index.ts";
-import type { LogLine } from "../../lib/log.ts";
-import { useClients } from "../support/clients.ts";
-import { failure } from "../support/failure.ts";
-import { type StaticServer, startStaticServer } from "../support/staticServer.ts";
+import { ServiceTimeoutError, ServiceValidationError } from "../../lib/index.js";
+import type { LogLine } from "../../lib/log.js";
+import { useClients } from "../support/clients.js";
+import { failure } from "../support/failure.js";
+import { type StaticServer, startStaticServer } from "../support/staticServer.js";
 
 declare const __name: <T>(fn: T, name: string) => T;
 

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { waitUntilGone } from "../support/processes.ts";
+import { waitUntilGone } from "../support/processes.js";
 
 const script = join(import.meta.dirname, "..", "support", "openAndWait.ts");
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSelector, shadowPieces, xpathSteps } from "../../lib/browser/selector.ts";
+import { parseSelector, shadowPieces, xpathSteps } from "../../lib/browser/selector.js";
 
 describe("selector parsing", () => {
   it("splits an XPath at iframe steps into frame hops", () => {

@@ -12,10 +12,10 @@ import {
   ServiceNotInitializedError,
   ServiceValidationError,
   type V3Options,
-} from "../../lib/index.ts";
-import { useClients } from "../support/clients.ts";
-import { failure } from "../support/failure.ts";
-import { liveGroupMembers, waitUntilGone } from "../support/processes.ts";
+} from "../../lib/index.js";
+import { useClients } from "../support/clients.js";
+import { failure } from "../support/failure.js";
+import { liveGroupMembers, waitUntilGone } from "../support/processes.js";
 
 const clients = useClients();
 const quiet = { disablePino: true, verbose: 0 } as const;

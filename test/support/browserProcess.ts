@@ -6,9 +6,9 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromiumPack } from "../../lib/browser/chromiumPack.ts";
-import { terminateGroup } from "../../lib/browser/processGroup.ts";
-import { waitUntilGone } from "./processes.ts";
+import { chromiumPack } from "../../lib/browser/chromiumPack.js";
+import { terminateGroup } from "../../lib/browser/processGroup.js";
+import { waitUntilGone } from "./processes.js";
 
 export interface OwnBrowser {
   pid: number;

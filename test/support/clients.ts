@@ -4,8 +4,8 @@
  */
 import { existsSync } from "node:fs";
 import { afterEach, expect } from "vitest";
-import { Client, type V3Options } from "../../lib/index.ts";
-import { commandLine, waitUntilGone } from "./processes.ts";
+import { Client, type V3Options } from "../../lib/index.js";
+import { commandLine, waitUntilGone } from "./processes.js";
 
 export interface OpenedClient {
   client: Client;

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chromiumPack, packAvailable } from "../../lib/browser/chromiumPack.ts";
+import { chromiumPack, packAvailable } from "../../lib/browser/chromiumPack.js";
 
 let xvfb: ChildProcess | undefined;
 

@@ -2,8 +2,8 @@
  * Run as its own Node process by processGroup.test.ts: opens a client, prints the browser's pid
  * and profile, then waits to be told how to end (signal, or "exit" on stdin).
  */
-import { Client } from "../../lib/index.ts";
-import { userDataDirOf } from "./clients.ts";
+import { Client } from "../../lib/index.js";
+import { userDataDirOf } from "./clients.js";
 
 const client = new Client({ env: "LOCAL", disablePino: true, verbose: 0 });
 await client.init();
