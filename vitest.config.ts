@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/support/globalSetup.ts"],
+    setupFiles: ["test/support/noLeftovers.ts"],
     pool: "forks",
     maxWorkers: 2,
     testTimeout: 60_000,

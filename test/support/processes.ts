@@ -4,22 +4,48 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 
-export function liveGroupMembers(pgid: number): number[] {
-  const alive: number[] = [];
+interface ProcessStat {
+  pid: number;
+  state: string;
+  ppid: number;
+  pgrp: number;
+}
+
+function liveProcesses(): ProcessStat[] {
+  const out: ProcessStat[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       // Fields after the command name, which is in parentheses and may contain spaces.
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const state = fields[0];
-      const pgrp = Number(fields[2]);
-      if (pgrp === pgid && state !== "Z" && state !== "X") alive.push(Number(entry));
+      const state = fields[0] ?? "";
+      if (state === "Z" || state === "X") continue;
+      out.push({ pid: Number(entry), state, ppid: Number(fields[1]), pgrp: Number(fields[2]) });
     } catch {
       // The process ended while we looked.
     }
   }
-  return alive;
+  return out;
+}
+
+export function liveGroupMembers(pgid: number): number[] {
+  return liveProcesses()
+    .filter((p) => p.pgrp === pgid)
+    .map((p) => p.pid);
+}
+
+/** Live children of `pid`, and everything in the process groups they lead. */
+export function liveDescendants(pid: number): number[] {
+  const all = liveProcesses();
+  const children = all.filter((p) => p.ppid === pid);
+  const groups = new Set(children.map((c) => c.pid));
+  return [
+    ...new Set([
+      ...children.map((c) => c.pid),
+      ...all.filter((p) => groups.has(p.pgrp)).map((p) => p.pid),
+    ]),
+  ];
 }
 
 export function commandLine(pid: number): string[] {
