@@ -18,6 +18,8 @@ export interface LaunchedBrowser {
   /** CDP WebSocket URL of the browser: what `connectURL` hands out. */
   wsEndpoint: string;
   pid: number | undefined;
+  /** The profile folder of a browser we launched. */
+  userDataDir: string | undefined;
   executablePath: string | undefined;
   args: string[];
   refusedArgs: string[];
@@ -77,6 +79,7 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       browser,
       wsEndpoint,
       pid,
+      userDataDir,
       executablePath: executable.path,
       args: commandLine.args,
       refusedArgs: commandLine.refused,
@@ -123,6 +126,7 @@ async function attach(cdpUrl: string, timeoutMs: number): Promise<LaunchedBrowse
     browser,
     wsEndpoint,
     pid: undefined,
+    userDataDir: undefined,
     executablePath: undefined,
     args: [],
     refusedArgs: [],

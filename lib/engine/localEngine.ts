@@ -88,6 +88,7 @@ export class LocalEngine implements Engine {
       await launched.detach();
       this.options.logger.info("browser", "left the browser running (keepAlive)", {
         connectURL: launched.wsEndpoint,
+        userDataDir: launched.userDataDir,
       });
     } else {
       await launched.terminate(force);
