@@ -25,7 +25,7 @@ import {
 } from "./options.js";
 import { secretsOf } from "./secrets.js";
 
-type State = "new" | "initializing" | "ready" | "closing" | "closed";
+type State = "new" | "initializing" | "ready" | "failed" | "closing" | "closed";
 
 export class Client {
   private readonly options: ResolvedOptions;
@@ -116,20 +116,22 @@ export class Client {
   private async start(): Promise<void> {
     this.state = "initializing";
     try {
-      this.ctx = await this.engine.init();
+      const ctx = await this.engine.init();
+      if (this.closing) throw new Error("close() was called while init() was running");
+      this.ctx = ctx;
       this.state = "ready";
       this.logger.info("client", "ready", { connectURL: this.engine.connectURL });
     } catch (error) {
-      this.state = "closed";
-      if (error instanceof ServiceError) throw error;
-      const detail = error instanceof Error ? error.message : String(error);
-      throw new ServiceInitError(this.logger.redactor.text(detail), { cause: error });
+      if (!this.closing) this.state = "failed";
+      const cause = this.logger.redactor.error(error);
+      const detail = cause instanceof Error ? cause.message : String(cause);
+      throw new ServiceInitError(detail, { cause });
     }
   }
 
   private ready(method: string): Context {
     if (this.state !== "ready" || !this.ctx) {
-      if (this.state === "closing" || this.state === "closed") {
+      if (this.closing) {
         throw new ServiceError(`${method}: this client was closed; create a new Client.`);
       }
       throw new ServiceNotInitializedError(method);

@@ -25,6 +25,8 @@ const REDACTED = "[REDACTED]";
 const SECRET_KEY = /api[-_]?key|password|passwd|secret|token|private[-_]?key|authorization|cookie/i;
 /** Shorter values are too likely to be ordinary words to scrub from every line. */
 const MIN_SECRET_LENGTH = 4;
+/** `scheme://user:password@host`: the credentials of any URL, known to us or not. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]*@/gi;
 
 /**
  * Replaces known secret values, and the values of secret-looking keys, wherever they occur.
@@ -42,9 +44,19 @@ export class Redactor {
   }
 
   text(value: string): string {
-    let out = value;
+    let out = value.replace(URL_CREDENTIALS, `$1${REDACTED}@`);
     for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
     return out;
+  }
+
+  /** Scrubs an error's message and stack in place, and those of its causes. */
+  error<E>(error: E, depth = 0): E {
+    if (error instanceof Error && depth < 5) {
+      error.message = this.text(error.message);
+      if (error.stack) error.stack = this.text(error.stack);
+      this.error(error.cause, depth + 1);
+    }
+    return error;
   }
 
   value(value: unknown, depth = 0): unknown {

@@ -19,12 +19,26 @@ export const ViewportSchema = z.object({
   height: positiveInt("height"),
 });
 
-export const ProxySchema = z.object({
-  server: z.string().min(1, { error: 'expected a proxy server such as "http://host:port"' }),
-  bypass: z.string().optional(),
-  username: z.string().optional(),
-  password: z.string().optional(),
-});
+export const ProxySchema = z
+  .object({
+    server: z.string().min(1, { error: 'expected a proxy server such as "http://host:port"' }),
+    bypass: z.string().optional(),
+    username: z.string().optional(),
+    password: z.string().optional(),
+  })
+  .transform((proxy) => {
+    // Chromium ignores credentials inside --proxy-server, and a command line is visible to every
+    // local user: move `http://user:pass@host` credentials to username/password.
+    const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/@:]+)(?::([^/@]*))?@(.*)$/i.exec(proxy.server);
+    if (!match) return proxy;
+    const [, scheme, user = "", pass = "", rest] = match;
+    return {
+      ...proxy,
+      server: `${scheme}${rest}`,
+      username: proxy.username ?? decodeURIComponent(user),
+      password: proxy.password ?? decodeURIComponent(pass),
+    };
+  });
 
 export const LocalBrowserLaunchOptionsSchema = z.looseObject({
   headless: z.boolean().default(true),

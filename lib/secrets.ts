@@ -23,9 +23,12 @@ export function secretsOf(
   options: ResolvedOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): string[] {
+  const launch = options.localBrowserLaunchOptions;
   const found: Array<string | undefined> = [
     options.apiKey,
-    options.localBrowserLaunchOptions.proxy?.password,
+    launch.proxy?.password,
+    ...urlSecrets(launch.cdpUrl),
+    ...urlSecrets(launch.proxy?.server),
     ...SECRET_VARIABLES.map((name) => env[name]),
   ];
   collect(options.model, found);
@@ -45,5 +48,17 @@ function collect(value: unknown, into: Array<string | undefined>, key = ""): voi
     if (k === "headers" && v && typeof v === "object") {
       for (const h of Object.values(v)) if (typeof h === "string") into.push(h);
     } else collect(v, into, k);
+  }
+}
+
+/** A browser URL may carry its credential: in userinfo, in the query, or as a path token. */
+function urlSecrets(value: string | undefined): string[] {
+  if (!value) return [];
+  try {
+    const url = new URL(value);
+    const found = [decodeURIComponent(url.password), ...[...url.searchParams.values()]];
+    return found.filter((s) => s.length > 0);
+  } catch {
+    return [];
   }
 }

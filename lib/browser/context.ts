@@ -21,7 +21,6 @@ export class Context {
   private readonly wrapped = new WeakMap<PlaywrightPage, Page>();
   private readonly open: Page[] = [];
   private active: Page | undefined;
-  private readonly adopting = new Set<Promise<unknown>>();
 
   constructor(
     /** The Playwright context underneath. */
@@ -29,18 +28,19 @@ export class Context {
     private readonly settings: ContextSettings,
   ) {
     playwrightContext.on("page", (p) => {
-      const adoption = this.adopt(p).then((page) => {
-        this.active = page;
-        settings.logger.debug("context", "new page is now active", { url: p.url() });
-      });
-      this.adopting.add(adoption);
-      void adoption.catch(() => {}).finally(() => this.adopting.delete(adoption));
+      // A page the browser opened by itself (popup, new tab) becomes the active one.
+      this.active = this.adopt(p);
+      void this.sized(p);
+      settings.logger.debug("context", "new page is now active", { url: p.url() });
     });
   }
 
   /** Takes in the pages that exist already (attach, first page); the first becomes active. */
   async adoptExisting(): Promise<void> {
-    for (const p of this.playwrightContext.pages()) await this.adopt(p);
+    for (const p of this.playwrightContext.pages()) {
+      this.adopt(p);
+      await this.sized(p);
+    }
     this.active ??= this.open[0];
   }
 
@@ -68,19 +68,16 @@ export class Context {
       options.timeout ?? DEFAULT_TIMEOUT_MS,
       "a new tab to open",
       async () => {
-        const page = await this.adopt(await this.playwrightContext.newPage());
+        const p = await this.playwrightContext.newPage();
+        const page = this.adopt(p);
+        await this.sized(p);
         this.active = page;
         return page;
       },
     );
   }
 
-  /** Settles pending adoptions so that pages() is complete (used at close). */
-  async settled(): Promise<void> {
-    await Promise.allSettled([...this.adopting]);
-  }
-
-  private async adopt(p: PlaywrightPage): Promise<Page> {
+  private adopt(p: PlaywrightPage): Page {
     const known = this.wrapped.get(p);
     if (known) return known;
     const page = new Page(p, this.settings.hooks);
@@ -92,7 +89,11 @@ export class Context {
       if (i !== -1) this.open.splice(i, 1);
       if (this.active === page) this.active = this.open[this.open.length - 1];
     });
-    if (this.settings.viewport) await p.setViewportSize(this.settings.viewport).catch(() => {});
     return page;
+  }
+
+  private async sized(p: PlaywrightPage): Promise<void> {
+    // A page closed meanwhile has no viewport to set; that is not an error.
+    if (this.settings.viewport) await p.setViewportSize(this.settings.viewport).catch(() => {});
   }
 }

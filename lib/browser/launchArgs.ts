@@ -68,11 +68,14 @@ export const SERVERLESS_ARGS = [
 const FORBIDDEN_SWITCHES = new Set([
   "--disable-web-security",
   "--disable-site-isolation-trials",
-  "--allow-running-insecure-content",
   "--disable-site-isolation-for-policy",
-  "--user-data-dir-is-insecure",
+  "--allow-running-insecure-content",
+  "--allow-file-access-from-files",
+  "--unsafely-treat-insecure-origin-as-secure",
+  "--reduce-security-for-testing",
 ]);
-const FORBIDDEN_FEATURES = new Set(["IsolateOrigins", "site-per-process"]);
+/** Feature names (compared case-insensitively) whose disabling weakens site isolation. */
+const FORBIDDEN_FEATURES = new Set(["isolateorigins", "site-per-process", "siteperprocess"]);
 
 const DEFAULT_WINDOW = { width: 1280, height: 720 };
 
@@ -124,7 +127,7 @@ export function buildCommandLine(input: CommandLineInput): CommandLine {
   if (input.runningAsRoot) required.push("--no-sandbox");
 
   const refused: string[] = [];
-  const user = options.args.filter((a) => {
+  const user = options.args.map(canonical).filter((a) => {
     const bad = FORBIDDEN_SWITCHES.has(switchName(a));
     if (bad) refused.push(a);
     return !bad;
@@ -143,9 +146,14 @@ export function buildCommandLine(input: CommandLineInput): CommandLine {
   };
 }
 
+/** Chromium reads `-name` like `--name`; we always write and compare the `--` form. */
+function canonical(arg: string): string {
+  return arg.startsWith("-") ? `--${arg.replace(/^-+/, "")}` : arg;
+}
+
 function switchName(arg: string): string {
   const eq = arg.indexOf("=");
-  return eq === -1 ? arg : arg.slice(0, eq);
+  return (eq === -1 ? arg : arg.slice(0, eq)).toLowerCase();
 }
 
 /** Later switches replace earlier ones of the same name; feature lists are unions. */
@@ -161,7 +169,7 @@ function mergeSwitches(args: string[]): CommandLine {
     if (name === "--enable-features" || name === "--disable-features") {
       for (const f of arg.slice(name.length + 1).split(",")) {
         if (!f) continue;
-        if (name === "--disable-features" && FORBIDDEN_FEATURES.has(f))
+        if (name === "--disable-features" && FORBIDDEN_FEATURES.has(f.toLowerCase()))
           refused.push(`${name}=${f}`);
         else features[name].add(f);
       }

@@ -7,6 +7,7 @@ import type { LaunchProfile } from "../browser/launchArgs.js";
 import { answerProxyChallenges } from "../browser/proxyAuth.js";
 import type { Logger } from "../log.js";
 import type { ResolvedLaunchOptions } from "../options.js";
+import { type Deadline, withTimeout } from "../timeout.js";
 import type { Engine } from "./engine.js";
 
 export interface LocalEngineOptions {
@@ -20,78 +21,107 @@ export interface LocalEngineOptions {
 
 export class LocalEngine implements Engine {
   private launched: LaunchedBrowser | undefined;
-  private context: Context | undefined;
+  /** Set by close() or a failed init: a launch that completes afterwards is ended at once. */
+  private abandoned = false;
 
   constructor(private readonly options: LocalEngineOptions) {}
 
-  get connectURL() {
-    return this.launched?.wsEndpoint;
-  }
-  get browserPid() {
-    return this.launched?.pid;
-  }
+  /** Set once the browser is ready; kept after a keepAlive close, which is when it matters. */
+  connectURL: string | undefined;
+  browserPid: number | undefined;
   readonly sessionId = undefined;
   readonly sessionUrl = undefined;
   readonly debugUrl = undefined;
 
   async init(): Promise<Context> {
-    const { logger, launch } = this.options;
-    const launched = await launchBrowser({
-      options: launch,
-      profile: this.options.profile,
-      timeoutMs: this.options.launchTimeoutMs,
-    });
-    this.launched = launched;
-    try {
-      if (launched.refusedArgs.length) {
-        logger.warn("browser", "refused launch arguments that switch web security off", {
-          refused: launched.refusedArgs,
-        });
-      }
-      logger.debug("browser", launch.cdpUrl ? "attached to browser" : "launched browser", {
-        pid: launched.pid,
-        executablePath: launched.executablePath,
-        args: launched.args,
-      });
-      const playwrightContext = launched.browser.contexts()[0];
-      if (!playwrightContext) throw new Error("the browser has no default context");
-      if (launch.proxy?.username) {
-        await answerProxyChallenges(launched.browser, {
-          username: launch.proxy.username,
-          password: launch.proxy.password ?? "",
-        });
-      }
-      const context = new Context(playwrightContext, {
-        ...this.options.context,
-        viewport: launch.viewport,
-        logger,
-      });
-      await context.adoptExisting();
-      if (!context.activePage()) await context.newPage({ timeout: this.options.launchTimeoutMs });
-      this.context = context;
-      return context;
-    } catch (error) {
-      // Leave nothing running that we started; a browser we attached to is only let go.
-      if (launch.cdpUrl) await launched.detach();
-      else await launched.terminate(true);
+    return withTimeout(
+      "init",
+      this.options.launchTimeoutMs,
+      "the browser to start and open its first page",
+      (deadline) => this.start(deadline),
+    ).catch(async (error: unknown) => {
+      await this.abandon();
       throw error;
-    }
+    });
   }
 
   async close({ force }: { force: boolean }): Promise<void> {
+    this.abandoned = true;
     const launched = this.launched;
+    this.launched = undefined;
     if (!launched) return;
-    await this.context?.settled();
     // A browser we attached to is not ours to end unless keepAlive: false says so.
     const keepAlive = this.options.keepAlive ?? Boolean(this.options.launch.cdpUrl);
     if (keepAlive) {
       await launched.detach();
+      this.connectURL = launched.wsEndpoint;
       this.options.logger.info("browser", "left the browser running (keepAlive)", {
         connectURL: launched.wsEndpoint,
         userDataDir: launched.userDataDir,
       });
     } else {
+      this.connectURL = undefined;
       await launched.terminate(force);
     }
   }
+
+  private async start(deadline: Deadline): Promise<Context> {
+    const { logger, launch } = this.options;
+    deadline.step(launch.cdpUrl ? "attaching" : "launching");
+    const launched = await launchBrowser({
+      options: launch,
+      profile: this.options.profile,
+      timeoutMs: deadline.remaining(),
+    });
+    if (this.abandoned) {
+      // init() already gave up (close, or its deadline): this late browser must not linger.
+      await release(launched);
+      throw new Error("close() was called before the browser was ready");
+    }
+    this.launched = launched;
+    deadline.step(launch.cdpUrl ? "attached" : "launched");
+    if (launched.refusedArgs.length) {
+      logger.warn("browser", "refused launch arguments that switch web security off", {
+        refused: launched.refusedArgs,
+      });
+    }
+    logger.debug("browser", launch.cdpUrl ? "attached to browser" : "launched browser", {
+      pid: launched.pid,
+      executablePath: launched.executablePath,
+      args: launched.args,
+    });
+    const playwrightContext = launched.browser.contexts()[0];
+    if (!playwrightContext) throw new Error("the browser has no default context");
+    if (launch.proxy?.username) {
+      await answerProxyChallenges(launched.browser, {
+        username: launch.proxy.username,
+        password: launch.proxy.password ?? "",
+      });
+    }
+    const context = new Context(playwrightContext, {
+      ...this.options.context,
+      viewport: launch.viewport,
+      logger,
+    });
+    await context.adoptExisting();
+    if (!context.activePage()) await context.newPage({ timeout: deadline.remaining() });
+    deadline.step("first page open");
+    if (this.abandoned) throw new Error("close() was called before the browser was ready");
+    this.connectURL = launched.wsEndpoint;
+    this.browserPid = launched.pid;
+    return context;
+  }
+
+  /** After a failed or abandoned init: leave nothing running that we started. */
+  private async abandon(): Promise<void> {
+    this.abandoned = true;
+    const launched = this.launched;
+    this.launched = undefined;
+    if (launched) await release(launched);
+  }
+}
+
+/** Ends a browser we launched; a browser we attached to is only let go. */
+function release(launched: LaunchedBrowser): Promise<void> {
+  return launched.pid === undefined ? launched.detach() : launched.terminate(true);
 }
