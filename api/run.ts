@@ -8,8 +8,8 @@ import { describePage } from "../lib/job/describePage.js";
 
 type Answer = { ok: true; data: string } | { ok: false; error: string };
 
-/** Leaves headroom under the platform's 60 s limit for launch and close. */
-const PAGE_TIMEOUT_MS = 40_000;
+/** The platform stops the function at 60 s; this leaves room for a forced close and the answer. */
+const BUDGET_MS = 50_000;
 
 export function GET(request: Request): Promise<Response> {
   return run(request);
@@ -32,7 +32,7 @@ async function run(request: Request): Promise<Response> {
   const url = process.env.JOB_URL;
   if (!url) return answer(500, { ok: false, error: "JOB_URL is not set on this deployment" });
   try {
-    const page = await describePage(url, { timeoutMs: PAGE_TIMEOUT_MS });
+    const page = await describePage(url, { budgetMs: BUDGET_MS });
     return answer(200, { ok: true, data: page.title });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

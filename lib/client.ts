@@ -55,9 +55,12 @@ export class Client {
     });
   }
 
-  /** Launches or attaches to the browser and opens the first page. Calling it again is a no-op. */
+  /**
+   * Launches or attaches to the browser and opens the first page. Calling it again returns the
+   * same outcome (one launch); after close() it is refused.
+   */
   init(): Promise<void> {
-    if (this.state === "closing" || this.state === "closed") {
+    if (this.closing) {
       return Promise.reject(
         new ServiceError("init(): this client was closed; create a new Client."),
       );
@@ -66,16 +69,20 @@ export class Client {
     return this.initializing;
   }
 
-  /** Ends the browser (or with keepAlive lets go of it). Safe to call twice, even at once. */
+  /**
+   * Ends the browser (or with keepAlive lets go of it). Safe to call twice, even at once.
+   * `force` does not wait for a pending init() or a graceful close: it ends the browser now.
+   */
   close(options: { force?: boolean } = {}): Promise<void> {
     const force = options.force === true;
     if (this.closing && !force) return this.closing;
     const previous = this.closing;
     this.state = "closing";
     this.closing = (async () => {
-      await this.initializing?.catch(() => {});
+      if (!force) await this.initializing?.catch(() => {});
       await this.engine.close({ force });
-      await previous;
+      // A forced close may overtake init: init notices, cleans up, and fails.
+      await Promise.all([previous, this.initializing].map((p) => p?.catch(() => {})));
       this.state = "closed";
       this.logger.debug("client", "closed");
     })();

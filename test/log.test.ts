@@ -46,6 +46,20 @@ describe("logger", () => {
     });
   });
 
+  it("redacts the credentials of any URL, known or not, and scrubs errors with their causes", () => {
+    const redactor = new Redactor();
+    expect(redactor.text("GET http://user:hunter2@proxy.test:8080/x failed")).toBe(
+      "GET http://[REDACTED]@proxy.test:8080/x failed",
+    );
+    const known = new Redactor(["tok-123456"]);
+    const error = known.error(
+      new Error("outer tok-123456", { cause: new Error("inner tok-123456") }),
+    );
+    expect(error.message).toBe("outer [REDACTED]");
+    expect((error.cause as Error).message).toBe("inner [REDACTED]");
+    expect(error.stack).not.toContain("tok-123456");
+  });
+
   it("ignores secrets too short to be told from ordinary words", () => {
     expect(new Redactor(["ab"]).text("ab cd")).toBe("ab cd");
   });

@@ -14,11 +14,12 @@ export async function closedShadowRoot(
   host: ElementHandle,
 ): Promise<JSHandle | undefined> {
   const key = `__wayfarer_${randomUUID().replaceAll("-", "")}`;
-  await host.evaluate((el, k) => {
-    (globalThis as unknown as Stash)[k] = el;
-  }, key);
-  const session = await sessionOwning(page, frame);
+  let session: CDPSession | undefined;
   try {
+    await host.evaluate((el, k) => {
+      (globalThis as unknown as Stash)[k] = el;
+    }, key);
+    session = await sessionOwning(page, frame);
     const contexts: number[] = [];
     session.on("Runtime.executionContextCreated", (event) => {
       const aux = event.context.auxData as { isDefault?: boolean } | undefined;
@@ -37,7 +38,8 @@ export async function closedShadowRoot(
         depth: 1,
         pierce: true,
       });
-      const root = node.shadowRoots?.[0];
+      // Form controls carry a user-agent root of their own: that is not the page's.
+      const root = node.shadowRoots?.find((r) => r.shadowRootType !== "user-agent");
       if (!root) return undefined;
       const { object } = await session.send("DOM.resolveNode", {
         backendNodeId: root.backendNodeId,
@@ -57,7 +59,7 @@ export async function closedShadowRoot(
         delete (globalThis as unknown as Stash)[k];
       }, key)
       .catch(() => {});
-    await session.detach().catch(() => {});
+    await session?.detach().catch(() => {});
   }
 }
 

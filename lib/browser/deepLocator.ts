@@ -5,8 +5,14 @@
  */
 import type { ElementHandle, Page } from "playwright-core";
 import { ServiceError, XPathResolutionError } from "../errors.js";
+import { parseInput, TimeoutSchema } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, sleep, withTimeout } from "../timeout.js";
-import { AmbiguousSelectorError, disposeAll, resolveSelector } from "./elementResolver.js";
+import {
+  AmbiguousSelectorError,
+  disposeAll,
+  type Resolution,
+  resolveSelector,
+} from "./elementResolver.js";
 import { type ParsedSelector, parseSelector } from "./selector.js";
 
 export interface LocatorActionOptions {
@@ -33,9 +39,9 @@ export class DeepLocator {
     return `deepLocator(${JSON.stringify(this.selector)})`;
   }
 
-  /** How many elements match now (no waiting). */
+  /** How many elements match now (no waiting; 0 while the page is between documents). */
   async count(): Promise<number> {
-    const { handles } = await this.resolveNow();
+    const handles = (await this.resolveNow())?.handles ?? [];
     await disposeAll(handles);
     return handles.length;
   }
@@ -99,56 +105,72 @@ export class DeepLocator {
   }
 
   /** The element itself; the caller disposes it. */
-  elementHandle(options: LocatorActionOptions = {}): Promise<ElementHandle> {
-    return withTimeout(
-      `${this}.elementHandle`,
-      options.timeout ?? DEFAULT_TIMEOUT_MS,
-      this.waitingFor,
-      (d) => this.waitForOne(d),
+  async elementHandle(options: LocatorActionOptions = {}): Promise<ElementHandle> {
+    return withTimeout(`${this}.elementHandle`, this.timeout(options), this.waitingFor, (d) =>
+      this.waitForOne(d),
     );
   }
 
-  private readonly waitingFor = () => `${this} to match exactly one element`;
+  /** What the timeout error says was awaited, with why the last try failed. */
+  private lastMiss: string | undefined;
+  private readonly waitingFor = () =>
+    `${this} to match exactly one element${this.lastMiss ? ` (last try: ${this.lastMiss})` : ""}`;
 
-  private act<T>(
+  private timeout(options: LocatorActionOptions): number {
+    return (
+      parseInput(TimeoutSchema.optional(), options.timeout, `${this}.options.timeout`) ??
+      DEFAULT_TIMEOUT_MS
+    );
+  }
+
+  private async act<T>(
     name: string,
     options: LocatorActionOptions,
     run: (element: ElementHandle, deadline: Deadline) => Promise<T>,
   ): Promise<T> {
-    return withTimeout(
-      `${this}.${name}`,
-      options.timeout ?? DEFAULT_TIMEOUT_MS,
-      this.waitingFor,
-      async (d) => {
-        const element = await this.waitForOne(d);
-        d.step("resolved");
-        try {
-          return await run(element, d);
-        } finally {
-          await element.dispose().catch(() => {});
-        }
-      },
-    );
+    return withTimeout(`${this}.${name}`, this.timeout(options), this.waitingFor, async (d) => {
+      const element = await this.waitForOne(d);
+      d.step("resolved");
+      try {
+        return await run(element, d);
+      } finally {
+        await element.dispose().catch(() => {});
+      }
+    });
   }
 
   private async waitForOne(deadline: Deadline): Promise<ElementHandle> {
     for (let attempt = 0; ; attempt++) {
       await sleep(RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!, deadline.signal);
       if (deadline.signal.aborted) throw deadline.signal.reason;
-      const { handles, pendingHop } = await this.resolveNow();
-      if (handles.length === 1) return handles[0]!;
-      await disposeAll(handles);
-      if (handles.length > 1)
-        throw this.explain(new AmbiguousSelectorError(this.selector, handles.length));
+      const found = await this.resolveNow();
+      if (found && found.handles.length === 1) {
+        const element = found.handles[0]!;
+        // Found after the caller gave up: act on nothing, leak nothing.
+        if (!deadline.signal.aborted) return element;
+        await element.dispose().catch(() => {});
+        throw deadline.signal.reason;
+      }
+      if (!found) continue;
+      await disposeAll(found.handles);
+      if (found.handles.length > 1) {
+        throw this.explain(new AmbiguousSelectorError(this.selector, found.handles.length));
+      }
+      this.lastMiss = found.note ?? "no match";
       if (attempt === 0)
-        deadline.step(pendingHop ? `waiting for frame ${pendingHop}` : "waiting for a match");
+        deadline.step(found.note ? `waiting: ${found.note}` : "waiting for a match");
     }
   }
 
-  private async resolveNow() {
+  /** One attempt; undefined when the page was between documents (navigation): try again. */
+  private async resolveNow(): Promise<Resolution | undefined> {
     try {
       return await resolveSelector(this.page, this.parsed);
     } catch (error) {
+      if (TRANSIENT.test(error instanceof Error ? error.message : "")) {
+        this.lastMiss = "the page was navigating";
+        return undefined;
+      }
       throw this.explain(error);
     }
   }
@@ -160,10 +182,7 @@ export class DeepLocator {
       });
     }
     const message = error instanceof Error ? error.message : String(error);
-    if (
-      this.parsed.target.kind === "xpath" &&
-      /valid XPath expression|XPathResult|evaluate/i.test(message)
-    ) {
+    if (/is not a valid XPath expression|contains an invalid|not a valid.*XPath/i.test(message)) {
       return new XPathResolutionError(this.selector, "it is not a valid XPath expression", {
         cause: error,
       });
@@ -171,3 +190,7 @@ export class DeepLocator {
     return error;
   }
 }
+
+/** Errors of a page between two documents, or of a frame being replaced: worth another try. */
+const TRANSIENT =
+  /Execution context was destroyed|Cannot find context with specified id|Frame was detached|frame got detached|JSHandle is disposed|Element is not attached|Inspected target navigated or closed/i;

@@ -4,11 +4,7 @@
  * closed ones through CDP.
  */
 import type { ElementHandle, Frame, JSHandle, Page } from "playwright-core";
-import {
-  ContentFrameNotFoundError,
-  ServiceShadowRootMissingError,
-  XPathResolutionError,
-} from "../errors.js";
+import { ContentFrameNotFoundError, XPathResolutionError } from "../errors.js";
 import { closedShadowRoot } from "./closedShadowRoot.js";
 import { inPage } from "./inPage.js";
 import { type ParsedSelector, type SelectorPart, shadowPieces, xpathSteps } from "./selector.js";
@@ -16,9 +12,11 @@ import { type ParsedSelector, type SelectorPart, shadowPieces, xpathSteps } from
 export interface Resolution {
   frame: Frame;
   handles: ElementHandle[];
-  /** Set when a frame hop matched nothing yet: the caller may wait and try again. */
-  pendingHop?: string;
+  /** Why nothing matched yet (a frame not there, a host without a shadow root), for errors. */
+  note?: string;
 }
+
+type Match = Omit<Resolution, "frame">;
 
 export class AmbiguousSelectorError extends Error {
   constructor(
@@ -36,56 +34,72 @@ export function describePart(part: SelectorPart): string {
 export async function resolveSelector(page: Page, parsed: ParsedSelector): Promise<Resolution> {
   let frame = page.mainFrame();
   for (const hop of parsed.frames) {
-    const handles = await matchIn(page, frame, hop);
-    if (handles.length === 0) return { frame, handles: [], pendingHop: describePart(hop) };
+    const { handles, note } = await matchIn(page, frame, hop);
+    if (handles.length === 0) {
+      return { frame, handles: [], note: note ?? `frame ${describePart(hop)} matches nothing` };
+    }
     if (handles.length > 1) {
       await disposeAll(handles);
       throw new AmbiguousSelectorError(describePart(hop), handles.length);
     }
     const host = handles[0]!;
-    const child = await host.contentFrame();
-    await host.dispose();
+    const child = await host.contentFrame().finally(() => host.dispose().catch(() => {}));
     if (!child) throw new ContentFrameNotFoundError(describePart(hop));
     frame = child;
   }
-  return { frame, handles: await matchIn(page, frame, parsed.target) };
+  return { frame, ...(await matchIn(page, frame, parsed.target)) };
 }
 
-async function matchIn(page: Page, frame: Frame, part: SelectorPart): Promise<ElementHandle[]> {
-  if (part.kind === "css") return frame.locator(part.css).elementHandles();
+async function matchIn(page: Page, frame: Frame, part: SelectorPart): Promise<Match> {
+  if (part.kind === "css") return { handles: await frame.locator(part.css).elementHandles() };
   const root = await frame.evaluateHandle(() => document);
   try {
     const plain = await evaluateXPath(root, part.xpath);
     const pieces = plain.length ? undefined : shadowPieces(part.xpath);
-    if (!pieces) return plain;
+    if (!pieces) return { handles: plain };
     return await matchThroughShadowRoots(page, frame, root, pieces);
   } finally {
     await root.dispose();
   }
 }
 
+/** Each inner `//` read as a shadow-root boundary: evaluate piece by piece, root by root. */
 async function matchThroughShadowRoots(
   page: Page,
   frame: Frame,
   document: JSHandle,
   pieces: string[],
-): Promise<ElementHandle[]> {
-  let roots: JSHandle[] = [document];
-  for (let i = 0; i < pieces.length; i++) {
-    const matches: ElementHandle[] = [];
-    for (const root of roots) matches.push(...(await evaluateXPath(root, pieces[i]!, i > 0)));
-    if (roots[0] !== document) await disposeAll(roots);
-    if (i === pieces.length - 1 || matches.length === 0) return matches;
-    roots = [];
-    for (const host of matches) {
-      const root = await shadowRootOf(page, frame, host);
-      if (root) roots.push(root);
+): Promise<Match> {
+  let roots: JSHandle[] = [];
+  try {
+    for (let i = 0; i < pieces.length; i++) {
+      const matches: ElementHandle[] = [];
+      for (const root of i === 0 ? [document] : roots) {
+        matches.push(...(await evaluateXPath(root, pieces[i]!, i > 0)));
+      }
+      await disposeAll(roots);
+      roots = [];
+      if (i === pieces.length - 1 || matches.length === 0) return { handles: matches };
+      try {
+        for (const host of matches) {
+          const root = await shadowRootOf(page, frame, host);
+          if (root) roots.push(root);
+        }
+      } finally {
+        await disposeAll(matches);
+      }
+      // Not an error yet: the host may be upgraded and given its root a moment later.
+      if (roots.length === 0) {
+        return {
+          handles: [],
+          note: `xpath=${pieces.slice(0, i + 1).join("//")} has no shadow root`,
+        };
+      }
     }
-    const hostPath = pieces.slice(0, i + 1).join("//");
-    await disposeAll(matches);
-    if (roots.length === 0) throw new ServiceShadowRootMissingError(`xpath=${hostPath}`);
+    return { handles: [] };
+  } finally {
+    await disposeAll(roots);
   }
-  return [];
 }
 
 async function shadowRootOf(
@@ -101,33 +115,51 @@ async function shadowRootOf(
 
 interface FirstStep {
   name: string;
-  index: number | null;
-  predicate: string | null;
+  /** Each predicate's inside, in order: `2`, `last()`, `@id='x'`. */
+  predicates: string[];
 }
 
 /** A shadow root cannot be an XPath context node: its first step is matched among its children. */
 function firstStepOf(xpath: string): { first: FirstStep; rest: string } {
   const [head = "", ...tail] = xpathSteps(xpath);
-  const match = /^([\w*:.-]+)((?:\[.*\])*)$/.exec(head);
-  if (!match)
+  const name = /^[\w*:.-]+/.exec(head)?.[0];
+  const predicates = name === undefined ? undefined : splitPredicates(head.slice(name.length));
+  if (name === undefined || predicates === undefined) {
     throw new XPathResolutionError(xpath, `its step "${head}" cannot start inside a shadow root`);
-  const predicates = match[2] ?? "";
-  const index = /^\[(\d+)\]$/.exec(predicates);
-  return {
-    first: {
-      name: match[1]!,
-      index: index ? Number(index[1]) : null,
-      predicate: predicates && !index ? predicates : null,
-    },
-    rest: tail.join("/"),
-  };
+  }
+  return { first: { name, predicates }, rest: tail.join("/") };
 }
 
-/** Runs in the page: the elements `expression` matches from `node` (a document or shadow root). */
+/** `[a][b='[x]']` → [`a`, `b='[x]'`]; undefined when the text is not a run of predicates. */
+function splitPredicates(text: string): string[] | undefined {
+  const out: string[] = [];
+  let depth = 0;
+  let quote: string | undefined;
+  let current = "";
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === "[") {
+      if (depth++ === 0) continue;
+    } else if (ch === "]") {
+      if (--depth === 0) {
+        out.push(current);
+        current = "";
+        continue;
+      }
+    } else if (depth === 0) return undefined;
+    current += ch;
+  }
+  return depth === 0 && !quote ? out : undefined;
+}
+
 interface XPathRequest {
   expression: string;
   fromFragment: { first: FirstStep; rest: string } | null;
 }
+
+/** Runs in the page: the elements `expression` matches from `node` (a document or shadow root). */
 const XPATH_IN_PAGE = inPage(
   (node: unknown, { expression, fromFragment }: XPathRequest): Element[] => {
     const context = node as Node;
@@ -147,9 +179,15 @@ const XPATH_IN_PAGE = inPage(
     let tops = [...(context as DocumentFragment).children].filter(
       (c) => name === "*" || c.localName.toLowerCase() === name,
     );
-    if (first.index !== null) tops = tops[first.index - 1] ? [tops[first.index - 1]!] : [];
-    else if (first.predicate)
-      tops = tops.filter((c) => run(`self::node()${first.predicate}`, c).length > 0);
+    // Predicates apply in order, positions counting among what the previous ones kept.
+    for (const predicate of first.predicates) {
+      const trimmed = predicate.trim();
+      if (/^\d+$/.test(trimmed)) {
+        const picked = tops[Number(trimmed) - 1];
+        tops = picked ? [picked] : [];
+      } else if (trimmed === "last()") tops = tops.slice(-1);
+      else tops = tops.filter((c) => run(`self::node()[${predicate}]`, c).length > 0);
+    }
     return rest ? tops.flatMap((t) => run(rest, t)) : tops;
   },
 );

@@ -33,6 +33,8 @@ export interface LaunchRequest {
   options: ResolvedLaunchOptions;
   profile: LaunchProfile;
   timeoutMs: number;
+  /** Aborting ends a launch under way at once (a forced close, an expired init). */
+  signal?: AbortSignal;
 }
 
 const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
@@ -60,7 +62,12 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
   });
 
   let child: ChildProcess | undefined;
+  const abort = () => {
+    if (child?.pid !== undefined) terminateGroup(child.pid);
+  };
   try {
+    request.signal?.throwIfAborted();
+    request.signal?.addEventListener("abort", abort, { once: true });
     child = spawn(executable.path, commandLine.args, {
       // Own process group: we can end the browser and every helper it started in one signal,
       // and with keepAlive it can outlive us.
@@ -72,6 +79,11 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
     if (pid !== undefined) ownedProcesses.add(pid, userDataDir, ownsUserDataDir);
     const wsEndpoint = await waitForDevTools(child, request.timeoutMs);
     const browser = await chromium.connectOverCDP(wsEndpoint, { timeout: request.timeoutMs });
+    request.signal?.removeEventListener("abort", abort);
+    if (request.signal?.aborted) {
+      await browser.close().catch(() => {});
+      throw request.signal.reason;
+    }
 
     let ended: Promise<void> | undefined;
     const proc = child;
@@ -86,13 +98,14 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       terminate(force = false) {
         if (force && pid !== undefined) terminateGroup(pid);
         ended ??= (async () => {
-          if (!force) await closeGracefully(browser, proc);
-          else await browser.close().catch(() => {});
+          if (!force) await askToClose(browser, proc);
           if (pid !== undefined) {
             terminateGroup(pid);
             await waitForExit(proc, GRACEFUL_CLOSE_MS);
             ownedProcesses.delete(pid);
           }
+          // The process is gone and the connection with it: this only releases Playwright's side.
+          await bounded(browser.close());
           await removeProfile();
         })();
         return ended;
@@ -101,17 +114,18 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
         if (pid !== undefined) ownedProcesses.delete(pid);
         proc.stderr?.destroy();
         proc.unref();
-        await browser.close().catch(() => {});
+        await bounded(browser.close());
       },
     };
   } catch (error) {
+    request.signal?.removeEventListener("abort", abort);
     if (child?.pid !== undefined) {
       terminateGroup(child.pid);
       await waitForExit(child, 2_000);
       ownedProcesses.delete(child.pid);
     }
     await removeProfile();
-    throw error;
+    throw request.signal?.aborted ? request.signal.reason : error;
   }
 }
 
@@ -132,14 +146,13 @@ async function attach(cdpUrl: string, timeoutMs: number): Promise<LaunchedBrowse
     refusedArgs: [],
     terminate() {
       ended ??= (async () => {
-        const session = await browser.newBrowserCDPSession().catch(() => undefined);
-        await session?.send("Browser.close").catch(() => {});
-        await browser.close().catch(() => {});
+        await bounded(browser.newBrowserCDPSession().then((s) => s.send("Browser.close")));
+        await bounded(browser.close());
       })();
       return ended;
     },
     async detach() {
-      await browser.close().catch(() => {});
+      await bounded(browser.close());
     },
   };
 }
@@ -203,11 +216,24 @@ function waitForDevTools(child: ChildProcess, timeoutMs: number): Promise<string
 
 const GRACEFUL_CLOSE_MS = 3_000;
 
-async function closeGracefully(browser: Browser, child: ChildProcess): Promise<void> {
+/** Asks the browser to close and waits, within a bound, for its process to end. */
+async function askToClose(browser: Browser, child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const session = await browser.newBrowserCDPSession().catch(() => undefined);
-  // Browser.close answers just before the process goes: do not wait on the answer itself.
-  void session?.send("Browser.close").catch(() => {});
+  // Browser.close answers just before the process goes: wait for the exit, not the answer.
+  void browser
+    .newBrowserCDPSession()
+    .then((session) => session.send("Browser.close"))
+    .catch(() => {});
   await waitForExit(child, GRACEFUL_CLOSE_MS);
-  await browser.close().catch(() => {});
+}
+
+/** A step of closing that must not hold the caller: it gets GRACEFUL_CLOSE_MS, errors ignored. */
+async function bounded(step: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    step.catch(() => {}),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, GRACEFUL_CLOSE_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

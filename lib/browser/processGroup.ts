@@ -72,9 +72,13 @@ function hookExit(): void {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     const onSignal = () => {
       cleanUpAll();
-      // Only re-raise when nobody else handles the signal: then Node's default (exit) applies.
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      // When we are the only listener, Node would have exited: step aside and re-raise so it
+      // does. When the application handles the signal too, it decides, and we stay installed.
+      if (process.listenerCount(signal) === 1) {
+        process.off(signal, onSignal);
+        process.kill(process.pid, signal);
+      }
     };
-    process.once(signal, onSignal);
+    process.on(signal, onSignal);
   }
 }

@@ -21,8 +21,9 @@ export interface LocalEngineOptions {
 
 export class LocalEngine implements Engine {
   private launched: LaunchedBrowser | undefined;
-  /** Set by close() or a failed init: a launch that completes afterwards is ended at once. */
+  /** Set by close() or a failed init: a launch under way is ended at once. */
   private abandoned = false;
+  private readonly launching = new AbortController();
 
   constructor(private readonly options: LocalEngineOptions) {}
 
@@ -47,8 +48,9 @@ export class LocalEngine implements Engine {
 
   async close({ force }: { force: boolean }): Promise<void> {
     this.abandoned = true;
+    this.launching.abort(new Error("close() was called before the browser was ready"));
+    // Kept, not cleared: a forced close must reach a graceful close already under way.
     const launched = this.launched;
-    this.launched = undefined;
     if (!launched) return;
     // A browser we attached to is not ours to end unless keepAlive: false says so.
     const keepAlive = this.options.keepAlive ?? Boolean(this.options.launch.cdpUrl);
@@ -72,6 +74,7 @@ export class LocalEngine implements Engine {
       options: launch,
       profile: this.options.profile,
       timeoutMs: deadline.remaining(),
+      signal: this.launching.signal,
     });
     if (this.abandoned) {
       // init() already gave up (close, or its deadline): this late browser must not linger.
@@ -115,6 +118,7 @@ export class LocalEngine implements Engine {
   /** After a failed or abandoned init: leave nothing running that we started. */
   private async abandon(): Promise<void> {
     this.abandoned = true;
+    this.launching.abort(new Error("init() gave up before the browser was ready"));
     const launched = this.launched;
     this.launched = undefined;
     if (launched) await release(launched);

@@ -1,27 +1,50 @@
 /**
  * The demo job until the full job (act + extract inside a budget) lands: open a page in a real
- * browser, read its title and final URL, close the browser on every path.
+ * browser, read its title and final URL, close the browser on every path, all inside one budget.
  */
+import { checkNavigation, type NavigationAllowance } from "../browser/navigationPolicy.js";
 import { Client } from "../client.js";
+import { ServiceTimeoutError } from "../errors.js";
 import type { V3Options } from "../options.js";
+import { withTimeout } from "../timeout.js";
 
 export interface PageDescription {
   title: string;
   url: string;
 }
 
+export interface DescribePageOptions {
+  /** For everything: launch, navigation, reading. Default 50 s (the function has 60). */
+  budgetMs?: number;
+  allow?: NavigationAllowance;
+  client?: Partial<V3Options>;
+}
+
+const METHOD = "describePage";
+
 export async function describePage(
   url: string,
-  options: Partial<V3Options> & { timeoutMs?: number } = {},
+  options: DescribePageOptions = {},
 ): Promise<PageDescription> {
-  const { timeoutMs = 30_000, ...clientOptions } = options;
-  const client = new Client({ env: "LOCAL", verbose: 0, ...clientOptions } as V3Options);
+  checkNavigation(url, options.allow);
+  const client = new Client({ env: "LOCAL", verbose: 0, ...options.client } as V3Options);
+  let expired = false;
   try {
-    await client.init();
-    const page = client.context.activePage()!;
-    await page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs });
-    return { title: await page.title({ timeout: timeoutMs }), url: page.url() };
+    return await withTimeout(METHOD, options.budgetMs ?? 50_000, `${url} to open`, async (d) => {
+      d.step("init");
+      await client.init();
+      const page = client.context.activePage()!;
+      d.step("goto");
+      await page.goto(url, { waitUntil: "domcontentloaded", timeout: d.remaining() });
+      d.step("title");
+      return { title: await page.title({ timeout: d.remaining() }), url: page.url() };
+    });
+  } catch (error) {
+    // Every step's limit is what is left of the budget: any timeout means the budget is spent.
+    expired = error instanceof ServiceTimeoutError;
+    throw error;
   } finally {
-    await client.close();
+    // Out of time: do not wait for a graceful close or a launch under way.
+    await client.close({ force: expired });
   }
 }

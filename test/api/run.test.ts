@@ -55,14 +55,26 @@ describe("/api/run (demo job)", () => {
     }
   });
 
-  it("answers {ok: false, error} with status 500 when the page cannot be opened", async () => {
+  it("answers {ok: false, error} with status 500 when the page cannot be opened, never echoing the secret", async () => {
     process.env.CRON_SECRET = SECRET;
-    process.env.JOB_URL = `http://127.0.0.1:${await freePort()}/unreachable`;
+    // The URL (and so Chromium's error message) carries the secret: the answer must not.
+    process.env.JOB_URL = `http://127.0.0.1:${await freePort()}/unreachable?token=${SECRET}`;
     const response = await call("POST", `Bearer ${SECRET}`);
     expect(response.status).toBe(500);
     const body = await response.json();
     expect(body.ok).toBe(false);
     expect(body.error).toMatch(/ERR_CONNECTION_REFUSED/);
+    expect(body.error).toContain("token=[REDACTED]");
     expect(JSON.stringify(body)).not.toContain(SECRET);
+  });
+
+  it("refuses a JOB_URL outside the navigation policy", async () => {
+    process.env.CRON_SECRET = SECRET;
+    for (const url of ["file:///etc/passwd", "http://169.254.169.254/latest/meta-data/"]) {
+      process.env.JOB_URL = url;
+      const response = await call("POST", `Bearer ${SECRET}`);
+      expect(response.status).toBe(500);
+      expect((await response.json()).error).toContain(`Refused to navigate to ${url}`);
+    }
   });
 });

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "../../lib/index.js";
-import { ServiceShadowRootMissingError, XPathResolutionError } from "../../lib/index.js";
+import {
+  ContentFrameNotFoundError,
+  ServiceTimeoutError,
+  ServiceValidationError,
+  XPathResolutionError,
+} from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
 import { type StaticServer, startStaticServer } from "../support/staticServer.js";
@@ -92,12 +97,16 @@ describe("shadow roots", () => {
     return client;
   }
 
-  it("crosses an open shadow root at //", async () => {
+  it("crosses an open shadow root at //, with positions and predicates on the first step", async () => {
     const client = await openShadow();
     const page = client.context.activePage()!;
-    await page.click("/html/body/open-host//div/button");
-    expect(await page.deepLocator("/html/body/open-host//div/button").textContent()).toBe(
-      "open clicked",
+    await page.click("/html/body/open-host//div[1]/button");
+    const text = (selector: string) => page.deepLocator(selector).textContent();
+    expect(await text("/html/body/open-host//div[1]/button")).toBe("open clicked");
+    expect(await text("/html/body/open-host//div[last()]/button")).toBe("Second");
+    expect(await text("/html/body/open-host//*[@class='row'][2]/button")).toBe("Second");
+    expect(await page.deepLocator("/html/body/open-host//div[@class='row']/button").count()).toBe(
+      2,
     );
   });
 
@@ -121,12 +130,56 @@ describe("shadow roots", () => {
     expect(await page.deepLocator("/html/body//closed-host").count()).toBe(1);
   });
 
-  it("says so when a selector crosses a shadow root that is not there", async () => {
+  it("waits while a host has no shadow root, and says so when time runs out", async () => {
     const client = await openShadow();
     const page = client.context.activePage()!;
     expect(await page.deepLocator("/html/body/h1-missing//x").count()).toBe(0);
-    const missing = await failure(page.deepLocator("/html/body/script//x").count());
-    expect(missing).toBeInstanceOf(ServiceShadowRootMissingError);
+    // An <input> has a user-agent shadow root: that one is not the page's to cross.
+    const error = await failure(page.click("/html/body/input//x", { timeout: 400 }));
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error.message).toContain("(last try: xpath=/html/body/input has no shadow root)");
+  });
+
+  it("reads an ordinary // path that matches nothing yet as 'not yet', and waits for it", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    await page.evaluate(() => {
+      setTimeout(() => {
+        const late = document.createElement("div");
+        late.innerHTML = "<p><button onclick=\"this.textContent='late clicked'\">Late</button></p>";
+        document.body.append(late);
+      }, 300);
+    });
+    await page.click("/html/body/div[2]//button", { timeout: 5_000 });
+    expect(await page.deepLocator("/html/body/div[2]//button").textContent()).toBe("late clicked");
+  });
+
+  it("keeps waiting through a navigation instead of failing", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    const click = page.click("#go", { timeout: 10_000 });
+    await page.evaluate((url) => {
+      setTimeout(() => {
+        location.href = url;
+      }, 100);
+    }, server.url("basic.html"));
+    await click;
+    expect(page.url()).toBe(server.url("basic.html"));
+  });
+
+  it("says when a frame hop is not a frame", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    const error = await failure(page.click("closed-host >> button", { timeout: 2_000 }));
+    expect(error).toBeInstanceOf(ContentFrameNotFoundError);
+  });
+
+  it("refuses a timeout of 0 on a locator action", async () => {
+    const client = await openShadow();
+    const error = await failure(
+      client.context.activePage()!.deepLocator("#plain").click({ timeout: 0 }),
+    );
+    expect(error).toBeInstanceOf(ServiceValidationError);
   });
 
   it("refuses an invalid XPath with XPathResolutionError", async () => {

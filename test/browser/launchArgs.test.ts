@@ -63,6 +63,26 @@ describe("command line", () => {
     ]);
   });
 
+  it("reads single-dash switches as Chromium does, and refuses the insecure ones in any spelling", () => {
+    const { args, refused } = build({
+      args: [
+        "-disable-web-security",
+        "--Disable-Web-Security",
+        "-disable-features=SitePerProcess,Ok",
+        "--allow-file-access-from-files",
+        "--unsafely-treat-insecure-origin-as-secure=http://a.test",
+        "--reduce-security-for-testing",
+        "-lang=fr",
+      ],
+    });
+    expect(args.join(" ").toLowerCase()).not.toMatch(
+      /web-security|siteperprocess|file-access|insecure-origin|reduce-security/,
+    );
+    expect(args).toContain("--lang=fr");
+    expect(args.find((a) => a.startsWith("--disable-features="))).toContain("Ok");
+    expect(refused).toHaveLength(6);
+  });
+
   it("serverless profile: one process, software GL, no site-per-process, no insecure flags", () => {
     const { args } = build({}, "serverless");
     expect(args).toEqual(

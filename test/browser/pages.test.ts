@@ -52,7 +52,10 @@ describe("context", () => {
     client.context.setActivePage(opener);
     await opener.click("#tab");
     await expect.poll(() => client.context.pages().length).toBe(3);
-    expect(client.context.activePage()).not.toBe(opener);
+    const tab = client.context.pages()[2]!;
+    expect(client.context.activePage()).toBe(tab);
+    await tab.playwrightPage.waitForLoadState();
+    expect(tab.url()).toBe(server.url("second.html"));
   });
 });
 

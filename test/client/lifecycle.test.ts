@@ -15,6 +15,7 @@ import {
 } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
+import { freePort } from "../support/ports.js";
 import { liveGroupMembers, waitUntilGone } from "../support/processes.js";
 
 const clients = useClients();
@@ -36,6 +37,20 @@ describe("construction", () => {
       expect(error).toBeInstanceOf(ServiceError);
       expect(error.message).toContain("WAYFARER_API_KEY");
     }
+  });
+
+  it("says the remote environment is not available yet when a key is given", () => {
+    const error = catchSync(() => new Client({ env: "REMOTE", apiKey: "wf-key-abcdef", ...quiet }));
+    expect(error).toBeInstanceOf(ServiceEnvironmentError);
+    expect(error.message).toContain("not available in this version yet");
+    expect(error.message).not.toContain("wf-key-abcdef");
+  });
+
+  it("refuses an unknown WAYFARER_BROWSER_PROFILE in the constructor", () => {
+    process.env.WAYFARER_BROWSER_PROFILE = "cloud";
+    const error = catchSync(() => new Client({ env: "LOCAL", ...quiet }));
+    expect(error).toBeInstanceOf(ServiceEnvironmentError);
+    expect(error.message).toContain('expected "local" or "serverless"');
   });
 
   it("refuses an unknown or missing env with ServiceEnvironmentError", () => {
@@ -155,14 +170,43 @@ describe("lifecycle", () => {
     expect(after.message).toContain("this client was closed");
   });
 
-  it("close({force: true}) while a close is under way ends the browser at once", async () => {
+  it("close({force: true}) ends a browser that will not close gracefully, without waiting for it", async () => {
     const client = new Client({ env: "LOCAL", ...quiet });
     await client.init();
     const pid = client.browserPid!;
+    // A frozen browser never answers Browser.close: the graceful path would wait out its bound.
+    process.kill(pid, "SIGSTOP");
+    const started = Date.now();
     const graceful = client.close();
     await client.close({ force: true });
     await graceful;
     expect(await waitUntilGone(pid)).toEqual([]);
+    // The graceful path alone takes at least its 3 s bound on a frozen browser.
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
+  it("close({force: true}) during init() ends the launch under way; init fails, nothing is left", async () => {
+    const client = new Client({ env: "LOCAL", ...quiet });
+    const init = client.init();
+    await new Promise((r) => setTimeout(r, 30));
+    await client.close({ force: true });
+    const error = await failure(init);
+    expect(error).toBeInstanceOf(ServiceInitError);
+    expect(error.message).toMatch(/close\(\) was called/);
+    expect(client.browserPid).toBeUndefined();
+    expect((await failure(client.init())).message).toContain("this client was closed");
+  });
+
+  it("repeats the init error on a second init() after a failure", async () => {
+    const client = new Client({
+      env: "LOCAL",
+      ...quiet,
+      localBrowserLaunchOptions: { executablePath: "/nope" },
+    });
+    const first = await failure(client.init());
+    const second = await failure(client.init());
+    expect(second).toBe(first);
+    expect(catchSync(() => client.context)).toBeInstanceOf(ServiceNotInitializedError);
   });
 
   it("close() before init does nothing and does not throw", async () => {
@@ -177,6 +221,29 @@ describe("lifecycle", () => {
     const metrics = await client.metrics;
     expect(Object.keys(metrics)).toHaveLength(25);
     expect(Object.values(metrics).every((v) => v === 0)).toBe(true);
+  });
+
+  it("keeps a credential in cdpUrl out of the init error and the logs", async () => {
+    const lines: LogLine[] = [];
+    const port = await freePort();
+    const client = new Client({
+      env: "LOCAL",
+      disablePino: true,
+      verbose: 2,
+      logger: (l) => lines.push(l),
+      localBrowserLaunchOptions: {
+        cdpUrl: `ws://127.0.0.1:${port}/devtools/browser/x?token=cdp-token-778899`,
+      },
+    });
+    const error = await failure(client.init());
+    expect(error).toBeInstanceOf(ServiceInitError);
+    const everything = JSON.stringify({
+      message: error.message,
+      stack: error.stack,
+      cause: String((error as ServiceInitError).cause),
+      lines,
+    });
+    expect(everything).not.toContain("cdp-token-778899");
   });
 
   it("never puts a secret option into a log line or an error", async () => {

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { ProxySchema, V3OptionsSchema } from "../lib/options.js";
+import { secretsOf } from "../lib/secrets.js";
+
+describe("options", () => {
+  it("moves proxy credentials out of the server URL (Chromium ignores them there)", () => {
+    expect(ProxySchema.parse({ server: "http://u%40x:p%3Ass@127.0.0.1:3128" })).toEqual({
+      server: "http://127.0.0.1:3128",
+      username: "u@x",
+      password: "p:ss",
+    });
+    expect(
+      ProxySchema.parse({ server: "http://a:b@h:1", username: "given", password: "kept" }),
+    ).toMatchObject({
+      server: "http://h:1",
+      username: "given",
+      password: "kept",
+    });
+    expect(ProxySchema.parse({ server: "socks5://127.0.0.1:1080" })).toEqual({
+      server: "socks5://127.0.0.1:1080",
+    });
+  });
+
+  it("collects every secret the client could meet", () => {
+    const options = V3OptionsSchema.parse({
+      env: "LOCAL",
+      apiKey: "svc-key-1",
+      model: {
+        modelName: "openai/x",
+        apiKey: "model-key-2",
+        headers: { "x-custom": "header-secret-3" },
+      },
+      localBrowserLaunchOptions: {
+        cdpUrl: "wss://user:cdp-pass-4@browser.test/devtools?token=cdp-token-5",
+        proxy: { server: "http://p:proxy-pass-6@127.0.0.1:1" },
+      },
+    });
+    const secrets = secretsOf(options, { CRON_SECRET: "cron-7", OPENAI_API_KEY: "openai-8" });
+    expect(secrets).toEqual(
+      expect.arrayContaining([
+        "svc-key-1",
+        "model-key-2",
+        "header-secret-3",
+        "cdp-pass-4",
+        "cdp-token-5",
+        "proxy-pass-6",
+        "cron-7",
+        "openai-8",
+      ]),
+    );
+  });
+});
