@@ -4,10 +4,16 @@
  * closed ones through CDP.
  */
 import type { ElementHandle, Frame, JSHandle, Page } from "playwright-core";
-import { ContentFrameNotFoundError, XPathResolutionError } from "../errors.js";
+import { ContentFrameNotFoundError } from "../errors.js";
 import { closedShadowRoot } from "./closedShadowRoot.js";
 import { inPage } from "./inPage.js";
-import { type ParsedSelector, type SelectorPart, shadowPieces, xpathSteps } from "./selector.js";
+import {
+  type FirstStep,
+  firstStepOf,
+  type ParsedSelector,
+  type SelectorPart,
+  shadowPieces,
+} from "./selector.js";
 
 export interface Resolution {
   frame: Frame;
@@ -111,47 +117,6 @@ async function shadowRootOf(
   if (await open.evaluate((r) => r !== null)) return open;
   await open.dispose();
   return closedShadowRoot(page, frame, host);
-}
-
-interface FirstStep {
-  name: string;
-  /** Each predicate's inside, in order: `2`, `last()`, `@id='x'`. */
-  predicates: string[];
-}
-
-/** A shadow root cannot be an XPath context node: its first step is matched among its children. */
-function firstStepOf(xpath: string): { first: FirstStep; rest: string } {
-  const [head = "", ...tail] = xpathSteps(xpath);
-  const name = /^[\w*:.-]+/.exec(head)?.[0];
-  const predicates = name === undefined ? undefined : splitPredicates(head.slice(name.length));
-  if (name === undefined || predicates === undefined) {
-    throw new XPathResolutionError(xpath, `its step "${head}" cannot start inside a shadow root`);
-  }
-  return { first: { name, predicates }, rest: tail.join("/") };
-}
-
-/** `[a][b='[x]']` → [`a`, `b='[x]'`]; undefined when the text is not a run of predicates. */
-function splitPredicates(text: string): string[] | undefined {
-  const out: string[] = [];
-  let depth = 0;
-  let quote: string | undefined;
-  let current = "";
-  for (const ch of text) {
-    if (quote) {
-      if (ch === quote) quote = undefined;
-    } else if (ch === '"' || ch === "'") quote = ch;
-    else if (ch === "[") {
-      if (depth++ === 0) continue;
-    } else if (ch === "]") {
-      if (--depth === 0) {
-        out.push(current);
-        current = "";
-        continue;
-      }
-    } else if (depth === 0) return undefined;
-    current += ch;
-  }
-  return depth === 0 && !quote ? out : undefined;
 }
 
 interface XPathRequest {

@@ -57,9 +57,8 @@ export class Page {
 
   async goto(url: string, options?: NavigationOptions): Promise<Response | null> {
     const target = parseInput(GotoUrlSchema, url, "goto.url");
-    const opts = parseInput(NavigationOptionsSchema, options, "goto.options");
-    const response = await this.navigate("goto", opts, () =>
-      this.playwrightPage.goto(target, { ...opts, timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS }),
+    const { opts, response } = await this.navigate("goto", options, (o, given) =>
+      this.playwrightPage.goto(target, { ...o, referer: given?.referer }),
     );
     this.hooks.onNavigate({
       url: target,
@@ -69,34 +68,17 @@ export class Page {
     return response;
   }
 
-  reload(options?: NavigationOptions): Promise<Response | null> {
-    const opts = parseInput(NavigationOptionsSchema, options, "reload.options");
-    return this.navigate("reload", opts, () =>
-      this.playwrightPage.reload({
-        waitUntil: opts?.waitUntil,
-        timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS,
-      }),
-    );
+  async reload(options?: NavigationOptions): Promise<Response | null> {
+    return (await this.navigate("reload", options, (o) => this.playwrightPage.reload(o))).response;
   }
 
-  goBack(options?: NavigationOptions): Promise<Response | null> {
-    const opts = parseInput(NavigationOptionsSchema, options, "goBack.options");
-    return this.navigate("goBack", opts, () =>
-      this.playwrightPage.goBack({
-        waitUntil: opts?.waitUntil,
-        timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS,
-      }),
-    );
+  async goBack(options?: NavigationOptions): Promise<Response | null> {
+    return (await this.navigate("goBack", options, (o) => this.playwrightPage.goBack(o))).response;
   }
 
-  goForward(options?: NavigationOptions): Promise<Response | null> {
-    const opts = parseInput(NavigationOptionsSchema, options, "goForward.options");
-    return this.navigate("goForward", opts, () =>
-      this.playwrightPage.goForward({
-        waitUntil: opts?.waitUntil,
-        timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS,
-      }),
-    );
+  async goForward(options?: NavigationOptions): Promise<Response | null> {
+    return (await this.navigate("goForward", options, (o) => this.playwrightPage.goForward(o)))
+      .response;
   }
 
   /** Clicks the one element `selector` matches (XPath, `xpath=`, or CSS with `>>` frame hops). */
@@ -191,14 +173,22 @@ export class Page {
     return this.playwrightPage.isClosed();
   }
 
-  private navigate(
+  /** Checks the options, then runs one navigation bounded by its timeout. */
+  private async navigate(
     method: string,
     options: NavigationOptions,
-    run: () => Promise<Response | null>,
-  ): Promise<Response | null> {
-    const timeout = options?.timeout ?? DEFAULT_TIMEOUT_MS;
-    const waitUntil = options?.waitUntil ?? "load";
+    run: (
+      o: { waitUntil: z.infer<typeof WaitUntilSchema>; timeout: number },
+      given: NavigationOptions,
+    ) => Promise<Response | null>,
+  ): Promise<{ opts: NavigationOptions; response: Response | null }> {
+    const opts = parseInput(NavigationOptionsSchema, options, `${method}.options`);
+    const timeout = opts?.timeout ?? DEFAULT_TIMEOUT_MS;
+    const waitUntil = opts?.waitUntil ?? "load";
     // Playwright enforces the same limit; ours also bounds the wait when the page is wedged.
-    return withTimeout(method, timeout, `the ${waitUntil} event`, run);
+    const response = await withTimeout(method, timeout, `the ${waitUntil} event`, () =>
+      run({ waitUntil, timeout }, opts),
+    );
+    return { opts, response };
   }
 }

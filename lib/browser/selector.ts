@@ -6,6 +6,8 @@
  * - CSS (anything else), with `>>` between frame hops: `iframe#pay >> button.submit`.
  */
 
+import { XPathResolutionError } from "../errors.js";
+
 export type SelectorPart = { kind: "xpath"; xpath: string } | { kind: "css"; css: string };
 
 export interface ParsedSelector {
@@ -102,4 +104,45 @@ export function shadowPieces(xpath: string): string[] | undefined {
   pieces.push(current.join("/"));
   if (pieces.length < 2 || pieces.some((p) => p === "")) return undefined;
   return pieces;
+}
+
+export interface FirstStep {
+  name: string;
+  /** Each predicate's inside, in order: `2`, `last()`, `@id='x'`. */
+  predicates: string[];
+}
+
+/** A shadow root cannot be an XPath context node: its first step is matched among its children. */
+export function firstStepOf(xpath: string): { first: FirstStep; rest: string } {
+  const [head = "", ...tail] = xpathSteps(xpath);
+  const name = /^[\w*:.-]+/.exec(head)?.[0];
+  const predicates = name === undefined ? undefined : splitPredicates(head.slice(name.length));
+  if (name === undefined || predicates === undefined) {
+    throw new XPathResolutionError(xpath, `its step "${head}" cannot start inside a shadow root`);
+  }
+  return { first: { name, predicates }, rest: tail.join("/") };
+}
+
+/** `[a][b='[x]']` → [`a`, `b='[x]'`]; undefined when the text is not a run of predicates. */
+function splitPredicates(text: string): string[] | undefined {
+  const out: string[] = [];
+  let depth = 0;
+  let quote: string | undefined;
+  let current = "";
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === "[") {
+      if (depth++ === 0) continue;
+    } else if (ch === "]") {
+      if (--depth === 0) {
+        out.push(current);
+        current = "";
+        continue;
+      }
+    } else if (depth === 0) return undefined;
+    current += ch;
+  }
+  return depth === 0 && !quote ? out : undefined;
 }

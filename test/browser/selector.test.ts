@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { parseSelector, shadowPieces, xpathSteps } from "../../lib/browser/selector.js";
+import {
+  firstStepOf,
+  parseSelector,
+  shadowPieces,
+  xpathSteps,
+} from "../../lib/browser/selector.js";
 
 describe("selector parsing", () => {
   it("splits an XPath at iframe steps into frame hops", () => {
@@ -48,5 +53,17 @@ describe("selector parsing", () => {
     expect(shadowPieces("/a//b//c")).toEqual(["/a", "b", "c"]);
     expect(shadowPieces("/html/body/div")).toBeUndefined();
     expect(shadowPieces("//div")).toBeUndefined();
+  });
+
+  it("splits the first step inside a shadow root into name and predicates", () => {
+    expect(firstStepOf("div[@class='a[1]'][2]/span")).toEqual({
+      first: { name: "div", predicates: ["@class='a[1]'", "2"] },
+      rest: "span",
+    });
+    expect(firstStepOf("*[last()]")).toEqual({
+      first: { name: "*", predicates: ["last()"] },
+      rest: "",
+    });
+    expect(() => firstStepOf("div]x")).toThrow(/cannot start inside a shadow root/);
   });
 });
