@@ -21,6 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 const clients = useClients();
+/** Generous: DevTools opens slowly under Xvfb on a slow machine; the poll ends once it is there. */
+const POLL = { timeout: 15_000, interval: 100 };
 
 const system = systemChromium();
 /** "156." (the UA carries only the major version) from "Chromium 156.0.8078.108 built on Debian ...". */
@@ -246,7 +248,7 @@ describe("launch options", () => {
         .poll(async () => {
           const { targetInfos } = await session.send("Target.getTargets");
           return targetInfos.some((t) => t.url.startsWith("devtools://"));
-        })
+        }, POLL)
         .toBe(true);
       await session.detach();
     },

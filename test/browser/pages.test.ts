@@ -13,6 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 const clients = useClients();
+/** Generous: a slow CI machine opens tabs slowly; the poll ends as soon as the value is there. */
+const POLL = { timeout: 15_000, interval: 50 };
 
 describe("context", () => {
   it("has the page created on init as pages()[0], active", async () => {
@@ -44,14 +46,14 @@ describe("context", () => {
     await opener.click("#open");
     const raw = await popup;
     await raw.waitForLoadState();
-    await expect.poll(() => client.context.pages().length).toBe(2);
+    await expect.poll(() => client.context.pages().length, POLL).toBe(2);
     const active = client.context.activePage()!;
     expect(active.playwrightPage).toBe(raw);
     expect(await active.title()).toBe("Second fixture");
     // A target=_blank link is a new tab: tracked and active too.
     client.context.setActivePage(opener);
     await opener.click("#tab");
-    await expect.poll(() => client.context.pages().length).toBe(3);
+    await expect.poll(() => client.context.pages().length, POLL).toBe(3);
     const tab = client.context.pages()[2]!;
     expect(client.context.activePage()).toBe(tab);
     await tab.playwrightPage.waitForLoadState();
