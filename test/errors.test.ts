@@ -45,6 +45,27 @@ const samples: Record<string, () => Error> = {
   ServiceEnvironmentError: () => new errors.ServiceEnvironmentError("bad env"),
 };
 
+/** A piece of each sample's arguments that its message must repeat. */
+const SAMPLE_DETAIL: Record<string, string> = {
+  ServiceError: "something failed",
+  ZodSchemaValidationError: "expected number",
+  ServiceDomProcessError: "node vanished",
+  ServiceEvalError: "x is not defined",
+  ServiceIframeError: "iframe#pay",
+  ContentFrameNotFoundError: "/html/body/div",
+  XPathResolutionError: "/html/body/x",
+  ServiceShadowRootMissingError: "/html/body/x",
+  LLMResponseError: "no element id",
+  MissingLLMConfigurationError: "llmClient",
+  UnsupportedModelError: "foo/bar",
+  InvalidAISDKModelFormatError: "gpt-4.1",
+  ServiceInitError: "launch failed",
+  ServiceNotInitializedError: "act()",
+  BrowserbaseSessionNotFoundError: "sess_1",
+  MissingEnvironmentVariableError: "WAYFARER_API_KEY",
+  ServiceEnvironmentError: "bad env",
+};
+
 describe("errors", () => {
   it.each(REFERENCE_CLASSES)("%s exists, extends ServiceError and carries its own name", (name) => {
     const error = samples[name]!();
@@ -52,7 +73,8 @@ describe("errors", () => {
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe(name);
     expect(error.constructor.name).toBe(name);
-    expect(error.message.length).toBeGreaterThan(10);
+    // The message carries what the caller passed: the failing thing is named, not just the class.
+    expect(error.message).toContain(SAMPLE_DETAIL[name]!);
   });
 
   it("keeps the cause and says what to do next", () => {
