@@ -5,6 +5,8 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { describePage } from "../lib/job/describePage.js";
+import { Redactor } from "../lib/log.js";
+import { urlSecrets } from "../lib/secrets.js";
 
 type Answer = { ok: true; data: string } | { ok: false; error: string };
 
@@ -35,8 +37,10 @@ async function run(request: Request): Promise<Response> {
     const page = await describePage(url, { budgetMs: BUDGET_MS });
     return answer(200, { ok: true, data: page.title });
   } catch (error) {
+    // The URL itself may carry a credential, and most errors quote the URL.
+    const redactor = new Redactor([secret, ...urlSecrets(url)]);
     const message = error instanceof Error ? error.message : String(error);
-    return answer(500, { ok: false, error: message.split(secret).join("[REDACTED]") });
+    return answer(500, { ok: false, error: redactor.text(message) });
   }
 }
 

@@ -25,22 +25,24 @@ const REDACTED = "[REDACTED]";
 const SECRET_KEY = /api[-_]?key|password|passwd|secret|token|private[-_]?key|authorization|cookie/i;
 /** Shorter values are too likely to be ordinary words to scrub from every line. */
 const MIN_SECRET_LENGTH = 4;
-/** `scheme://user:password@host`: the credentials of any URL, known to us or not. */
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]*@/gi;
+/** `scheme://user:password@host` or `scheme://token@host`: any URL's userinfo, known or not. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
 
 /**
  * Replaces known secret values, and the values of secret-looking keys, wherever they occur.
  * One instance per client; the logger, history and error paths all go through it.
  */
 export class Redactor {
-  private readonly secrets = new Set<string>();
+  /** Longest first, so that a secret inside another never leaves the rest of the longer one. */
+  private secrets: string[] = [];
 
   constructor(secrets: Iterable<string | undefined> = []) {
     for (const s of secrets) this.add(s);
   }
 
   add(secret: string | undefined): void {
-    if (secret && secret.length >= MIN_SECRET_LENGTH) this.secrets.add(secret);
+    if (!secret || secret.length < MIN_SECRET_LENGTH || this.secrets.includes(secret)) return;
+    this.secrets = [...this.secrets, secret].sort((a, b) => b.length - a.length);
   }
 
   text(value: string): string {

@@ -29,9 +29,9 @@ export const ProxySchema = z
   .transform((proxy) => {
     // Chromium ignores credentials inside --proxy-server, and a command line is visible to every
     // local user: move `http://user:pass@host` credentials to username/password.
-    const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/@:]+)(?::([^/@]*))?@(.*)$/i.exec(proxy.server);
+    const match = /^([a-z][a-z0-9+.-]*:\/\/)?([^/@:]*)(?::([^/@]*))?@(.*)$/i.exec(proxy.server);
     if (!match) return proxy;
-    const [, scheme, user = "", pass = "", rest] = match;
+    const [, scheme = "", user = "", pass = "", rest] = match;
     return {
       ...proxy,
       server: `${scheme}${rest}`,

@@ -51,12 +51,16 @@ function collect(value: unknown, into: Array<string | undefined>, key = ""): voi
   }
 }
 
-/** A browser URL may carry its credential: in userinfo, in the query, or as a path token. */
-function urlSecrets(value: string | undefined): string[] {
+/** Query parameters whose values are credentials (others, like `?headless=true`, are not). */
+const SECRET_PARAMETER = /key|token|secret|pass|auth|sig|credential|session|jwt/i;
+
+/** The credentials a URL may carry: its userinfo, and key-like query parameters. */
+export function urlSecrets(value: string | undefined): string[] {
   if (!value) return [];
   try {
     const url = new URL(value);
-    const found = [decodeURIComponent(url.password), ...[...url.searchParams.values()]];
+    const found = [decodeURIComponent(url.username), decodeURIComponent(url.password)];
+    for (const [name, v] of url.searchParams) if (SECRET_PARAMETER.test(name)) found.push(v);
     return found.filter((s) => s.length > 0);
   } catch {
     return [];

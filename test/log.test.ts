@@ -60,6 +60,14 @@ describe("logger", () => {
     expect(error.stack).not.toContain("tok-123456");
   });
 
+  it("replaces the longest secret first, and any URL userinfo, token-only ones too", () => {
+    const redactor = new Redactor(["abcd", "abcd-efgh-1234"]);
+    expect(redactor.text("x abcd-efgh-1234 y abcd")).toBe("x [REDACTED] y [REDACTED]");
+    expect(redactor.text("wss://TOKEN123@host/x and http://:pw@h/")).toBe(
+      "wss://[REDACTED]@host/x and http://[REDACTED]@h/",
+    );
+  });
+
   it("ignores secrets too short to be told from ordinary words", () => {
     expect(new Redactor(["ab"]).text("ab cd")).toBe("ab cd");
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ProxySchema, V3OptionsSchema } from "../lib/options.js";
-import { secretsOf } from "../lib/secrets.js";
+import { secretsOf, urlSecrets } from "../lib/secrets.js";
 
 describe("options", () => {
   it("moves proxy credentials out of the server URL (Chromium ignores them there)", () => {
@@ -19,6 +19,17 @@ describe("options", () => {
     expect(ProxySchema.parse({ server: "socks5://127.0.0.1:1080" })).toEqual({
       server: "socks5://127.0.0.1:1080",
     });
+    expect(ProxySchema.parse({ server: "user:hunter22@proxy.test:3128" })).toEqual({
+      server: "proxy.test:3128",
+      username: "user",
+      password: "hunter22",
+    });
+  });
+
+  it("takes from a URL its userinfo and key-like query values only", () => {
+    expect(
+      urlSecrets("wss://tok-abc@b.test/x?headless=true&apiKey=k-1234&sessionToken=s-5678"),
+    ).toEqual(["tok-abc", "k-1234", "s-5678"]);
   });
 
   it("collects every secret the client could meet", () => {

@@ -58,7 +58,7 @@ describe("/api/run (demo job)", () => {
   it("answers {ok: false, error} with status 500 when the page cannot be opened, never echoing the secret", async () => {
     process.env.CRON_SECRET = SECRET;
     // The URL (and so Chromium's error message) carries the secret: the answer must not.
-    process.env.JOB_URL = `http://127.0.0.1:${await freePort()}/unreachable?token=${SECRET}`;
+    process.env.JOB_URL = `http://127.0.0.1:${await freePort()}/unreachable?token=${SECRET}&key=job-key-24680`;
     const response = await call("POST", `Bearer ${SECRET}`);
     expect(response.status).toBe(500);
     const body = await response.json();
@@ -66,6 +66,7 @@ describe("/api/run (demo job)", () => {
     expect(body.error).toMatch(/ERR_CONNECTION_REFUSED/);
     expect(body.error).toContain("token=[REDACTED]");
     expect(JSON.stringify(body)).not.toContain(SECRET);
+    expect(JSON.stringify(body)).not.toContain("job-key-24680");
   });
 
   it("refuses a JOB_URL outside the navigation policy", async () => {
