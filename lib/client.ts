@@ -123,10 +123,10 @@ export class Client {
   private async start(): Promise<void> {
     this.state = "initializing";
     try {
-      const ctx = await this.engine.init();
-      if (this.closing) throw new Error("close() was called while init() was running");
-      this.ctx = ctx;
-      this.state = "ready";
+      // A plain close() waits for this to finish (then keepAlive applies); a forced one makes
+      // the engine give up, and this rejects.
+      this.ctx = await this.engine.init();
+      if (!this.closing) this.state = "ready";
       this.logger.info("client", "ready", { connectURL: this.engine.connectURL });
     } catch (error) {
       if (!this.closing) this.state = "failed";

@@ -4,11 +4,12 @@
  * hand out a URL to attach to it again.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import type { ResolvedLaunchOptions } from "../options.js";
+import { untilAborted } from "../timeout.js";
 import { resolveExecutable } from "./executable.js";
 import { buildCommandLine, type LaunchProfile } from "./launchArgs.js";
 import { ownedProcesses, terminateGroup, waitForExit } from "./processGroup.js";
@@ -41,18 +42,20 @@ const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
 
 export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBrowser> {
   const { options } = request;
-  if (options.cdpUrl) return attach(options.cdpUrl, request.timeoutMs);
+  if (options.cdpUrl) return attach(options.cdpUrl, request.timeoutMs, request.signal);
 
   const executable = await resolveExecutable({
     executablePath: options.executablePath,
     headful: !options.headless || options.devtools,
   });
-  const ownsUserDataDir = !options.userDataDir;
-  const userDataDir = options.userDataDir ?? (await mkdtemp(join(tmpdir(), "wayfarer-profile-")));
-  const removeProfile = () =>
-    ownsUserDataDir
-      ? rm(userDataDir, { recursive: true, force: true, maxRetries: 5 })
-      : Promise.resolve();
+  // Everything this launch writes lives in one folder of ours, removed once the browser has
+  // ended: the profile (unless the caller gave one) and Chromium's own temp files (its TMPDIR),
+  // which a killed Chromium would otherwise leave in the system temp dir.
+  const sessionDir = await mkdtemp(join(tmpdir(), "wayfarer-"));
+  const removeSession = () => rm(sessionDir, { recursive: true, force: true, maxRetries: 5 });
+  const userDataDir = options.userDataDir ?? join(sessionDir, "profile");
+  const browserTmp = join(sessionDir, "tmp");
+  await mkdir(browserTmp);
 
   const commandLine = buildCommandLine({
     options,
@@ -63,6 +66,8 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
 
   let child: ChildProcess | undefined;
   const abort = () => {
+    // The leader too: right after spawn it may not lead its own group yet.
+    child?.kill("SIGKILL");
     if (child?.pid !== undefined) terminateGroup(child.pid);
   };
   try {
@@ -73,12 +78,18 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       // and with keepAlive it can outlive us.
       detached: true,
       stdio: ["ignore", "ignore", "pipe"],
-      env: { ...process.env, ...executable.env },
+      env: { ...process.env, ...executable.env, TMPDIR: browserTmp },
     });
     const pid = child.pid;
-    if (pid !== undefined) ownedProcesses.add(pid, userDataDir, ownsUserDataDir);
+    if (pid !== undefined) ownedProcesses.add(pid, sessionDir);
     const wsEndpoint = await waitForDevTools(child, request.timeoutMs);
-    const browser = await chromium.connectOverCDP(wsEndpoint, { timeout: request.timeoutMs });
+    request.signal?.throwIfAborted();
+    // A connection cut by the abort's kill may not fail until its own timeout: do not wait.
+    const connecting = chromium.connectOverCDP(wsEndpoint, { timeout: request.timeoutMs });
+    const browser = await untilAborted(connecting, request.signal).catch((error: unknown) => {
+      void connecting.then((late) => late.close()).catch(() => {});
+      throw error;
+    });
     request.signal?.removeEventListener("abort", abort);
     if (request.signal?.aborted) {
       await browser.close().catch(() => {});
@@ -96,7 +107,10 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       args: commandLine.args,
       refusedArgs: commandLine.refused,
       terminate(force = false) {
-        if (force && pid !== undefined) terminateGroup(pid);
+        // Never signal a group whose leader is gone: its number may belong to someone else now.
+        if (force && pid !== undefined && proc.exitCode === null && proc.signalCode === null) {
+          terminateGroup(pid);
+        }
         ended ??= (async () => {
           if (!force) await askToClose(browser, proc);
           if (pid !== undefined) {
@@ -106,7 +120,7 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
           }
           // The process is gone and the connection with it: this only releases Playwright's side.
           await bounded(browser.close());
-          await removeProfile();
+          await removeSession();
         })();
         return ended;
       },
@@ -120,21 +134,37 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
   } catch (error) {
     request.signal?.removeEventListener("abort", abort);
     if (child?.pid !== undefined) {
+      child.kill("SIGKILL");
       terminateGroup(child.pid);
       await waitForExit(child, 2_000);
+      terminateGroup(child.pid); // helpers it started before it died
       ownedProcesses.delete(child.pid);
     }
-    await removeProfile();
+    await removeSession();
     throw request.signal?.aborted ? request.signal.reason : error;
   }
 }
 
-async function attach(cdpUrl: string, timeoutMs: number): Promise<LaunchedBrowser> {
-  const browser = await chromium.connectOverCDP(cdpUrl, { timeout: timeoutMs });
+async function attach(
+  cdpUrl: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<LaunchedBrowser> {
+  signal?.throwIfAborted();
+  const connecting = chromium.connectOverCDP(cdpUrl, { timeout: timeoutMs });
+  const browser = await untilAborted(connecting, signal).catch((error: unknown) => {
+    // A connection that completes after we gave up is let go at once.
+    if (signal?.aborted) void connecting.then((late) => late.close()).catch(() => {});
+    throw error;
+  });
   // Hand out the WebSocket form so a later attach does not depend on the HTTP endpoint.
   const wsEndpoint = /^wss?:/.test(cdpUrl)
     ? cdpUrl
-    : await fetchWsEndpoint(cdpUrl, timeoutMs).catch(() => cdpUrl);
+    : await fetchWsEndpoint(cdpUrl, timeoutMs, signal).catch(() => cdpUrl);
+  if (signal?.aborted) {
+    await bounded(browser.close());
+    throw signal.reason;
+  }
   let ended: Promise<void> | undefined;
   return {
     browser,
@@ -157,9 +187,14 @@ async function attach(cdpUrl: string, timeoutMs: number): Promise<LaunchedBrowse
   };
 }
 
-async function fetchWsEndpoint(httpUrl: string, timeoutMs: number): Promise<string> {
+async function fetchWsEndpoint(
+  httpUrl: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<string> {
   const url = new URL("/json/version", httpUrl);
-  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  const limit = AbortSignal.timeout(timeoutMs);
+  const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, limit]) : limit });
   const body = (await response.json()) as { webSocketDebuggerUrl?: string };
   if (!body.webSocketDebuggerUrl) throw new Error("no webSocketDebuggerUrl");
   return body.webSocketDebuggerUrl;

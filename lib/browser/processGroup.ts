@@ -7,16 +7,16 @@ import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 
 interface Owned {
-  userDataDir: string;
-  removeProfile: boolean;
+  /** The launch's own folder (temporary profile, Chromium's temp files). */
+  sessionDir: string;
 }
 
 const owned = new Map<number, Owned>();
 let hooked = false;
 
 export const ownedProcesses = {
-  add(pid: number, userDataDir: string, removeProfile: boolean): void {
-    owned.set(pid, { userDataDir, removeProfile });
+  add(pid: number, sessionDir: string): void {
+    owned.set(pid, { sessionDir });
     hookExit();
   },
   delete(pid: number): void {
@@ -52,14 +52,12 @@ export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boo
 }
 
 function cleanUpAll(): void {
-  for (const [pid, { userDataDir, removeProfile }] of owned) {
+  for (const [pid, { sessionDir }] of owned) {
     terminateGroup(pid);
-    if (removeProfile) {
-      try {
-        rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
-      } catch {
-        // Best effort on the way out.
-      }
+    try {
+      rmSync(sessionDir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // Best effort on the way out.
     }
   }
   owned.clear();

@@ -7,7 +7,7 @@ import type { LaunchProfile } from "../browser/launchArgs.js";
 import { answerProxyChallenges } from "../browser/proxyAuth.js";
 import type { Logger } from "../log.js";
 import type { ResolvedLaunchOptions } from "../options.js";
-import { type Deadline, withTimeout } from "../timeout.js";
+import { type Deadline, untilAborted, withTimeout } from "../timeout.js";
 import type { Engine } from "./engine.js";
 
 export interface LocalEngineOptions {
@@ -24,6 +24,8 @@ export class LocalEngine implements Engine {
   /** Set by close() or a failed init: a launch under way is ended at once. */
   private abandoned = false;
   private readonly launching = new AbortController();
+  private launch: Promise<LaunchedBrowser> | undefined;
+  private ready = false;
 
   constructor(private readonly options: LocalEngineOptions) {}
 
@@ -49,10 +51,14 @@ export class LocalEngine implements Engine {
   async close({ force }: { force: boolean }): Promise<void> {
     this.abandoned = true;
     this.launching.abort(new Error("close() was called before the browser was ready"));
+    // Let a launch under way finish its own clean-up (kill, profile removal) before we answer.
+    await this.launch?.catch(() => {});
     // Kept, not cleared: a forced close must reach a graceful close already under way.
     const launched = this.launched;
     if (!launched) return;
-    // A browser we attached to is not ours to end unless keepAlive: false says so.
+    if (!this.ready) return release(launched);
+    // A browser we attached to is not ours to end unless keepAlive: false says so. After a
+    // successful init, keepAlive wins over force: force only skips the graceful wait.
     const keepAlive = this.options.keepAlive ?? Boolean(this.options.launch.cdpUrl);
     if (keepAlive) {
       await launched.detach();
@@ -70,12 +76,13 @@ export class LocalEngine implements Engine {
   private async start(deadline: Deadline): Promise<Context> {
     const { logger, launch } = this.options;
     deadline.step(launch.cdpUrl ? "attaching" : "launching");
-    const launched = await launchBrowser({
+    this.launch = launchBrowser({
       options: launch,
       profile: this.options.profile,
       timeoutMs: deadline.remaining(),
       signal: this.launching.signal,
     });
+    const launched = await this.launch;
     if (this.abandoned) {
       // init() already gave up (close, or its deadline): this late browser must not linger.
       await release(launched);
@@ -95,23 +102,29 @@ export class LocalEngine implements Engine {
     });
     const playwrightContext = launched.browser.contexts()[0];
     if (!playwrightContext) throw new Error("the browser has no default context");
+    // Playwright calls under way when a forced close kills the browser do not always notice:
+    // each step also ends when the launch is aborted.
+    const step = <T>(work: Promise<T>) => untilAborted(work, this.launching.signal);
     if (launch.proxy?.username) {
-      await answerProxyChallenges(launched.browser, {
-        username: launch.proxy.username,
-        password: launch.proxy.password ?? "",
-      });
+      await step(
+        answerProxyChallenges(launched.browser, {
+          username: launch.proxy.username,
+          password: launch.proxy.password ?? "",
+        }),
+      );
     }
     const context = new Context(playwrightContext, {
       ...this.options.context,
       viewport: launch.viewport,
       logger,
     });
-    await context.adoptExisting();
-    if (!context.activePage()) await context.newPage({ timeout: deadline.remaining() });
+    await step(context.adoptExisting());
+    if (!context.activePage()) await step(context.newPage({ timeout: deadline.remaining() }));
     deadline.step("first page open");
     if (this.abandoned) throw new Error("close() was called before the browser was ready");
     this.connectURL = launched.wsEndpoint;
     this.browserPid = launched.pid;
+    this.ready = true;
     return context;
   }
 
@@ -119,6 +132,7 @@ export class LocalEngine implements Engine {
   private async abandon(): Promise<void> {
     this.abandoned = true;
     this.launching.abort(new Error("init() gave up before the browser was ready"));
+    await this.launch?.catch(() => {});
     const launched = this.launched;
     this.launched = undefined;
     if (launched) await release(launched);

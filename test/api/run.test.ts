@@ -1,5 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as run from "../../api/run.js";
+import { restoreEnvAfterwards } from "../support/env.js";
 import { serveFunction } from "../support/functionServer.js";
 import { freePort } from "../support/ports.js";
 import { type StaticServer, startStaticServer } from "../support/staticServer.js";
@@ -7,7 +8,7 @@ import { type StaticServer, startStaticServer } from "../support/staticServer.js
 const SECRET = "cron-secret-for-tests-0123456789";
 let site: StaticServer;
 let fn: { url: string; close(): Promise<void> };
-const saved = { ...process.env };
+let restoreEnv: () => void = () => {};
 
 beforeAll(async () => {
   site = await startStaticServer();
@@ -17,8 +18,11 @@ afterAll(async () => {
   await fn.close();
   await site.close();
 });
+beforeEach(() => {
+  restoreEnv = restoreEnvAfterwards();
+});
 afterEach(() => {
-  process.env = { ...saved };
+  restoreEnv();
 });
 
 const call = (method: "GET" | "POST", authorization?: string) =>

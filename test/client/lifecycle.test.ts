@@ -1,7 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { chromiumPack } from "../../lib/browser/chromiumPack.js";
 import {
   Client,
   type LogLine,
@@ -14,6 +16,7 @@ import {
   type V3Options,
 } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
+import { restoreEnvAfterwards } from "../support/env.js";
 import { failure } from "../support/failure.js";
 import { freePort } from "../support/ports.js";
 import { liveGroupMembers, waitUntilGone } from "../support/processes.js";
@@ -22,13 +25,12 @@ const clients = useClients();
 const quiet = { disablePino: true, verbose: 0 } as const;
 
 describe("construction", () => {
-  const saved = { ...process.env };
+  let restoreEnv: () => void;
   beforeEach(() => {
+    restoreEnv = restoreEnvAfterwards();
     delete process.env.WAYFARER_API_KEY;
   });
-  afterEach(() => {
-    process.env = { ...saved };
-  });
+  afterEach(() => restoreEnv());
 
   it("needs a key for the remote environment, under either name, and names the variable", () => {
     for (const env of ["REMOTE", "BROWSERBASE"] as const) {
@@ -197,6 +199,60 @@ describe("lifecycle", () => {
     expect((await failure(client.init())).message).toContain("this client was closed");
   });
 
+  it("leaves nothing in the temp dir after a close, and none after a forced close during init", async () => {
+    await inScratchTmp(async (scratch) => {
+      const client = new Client({ env: "LOCAL", ...quiet });
+      await client.init();
+      await client.context.activePage()!.goto("data:text/html,<title>x</title>");
+      await client.close();
+      expect(readdirSync(scratch)).toEqual([]);
+
+      const interrupted = new Client({ env: "LOCAL", ...quiet });
+      const init = interrupted.init();
+      await launchUnderWay(scratch);
+      await interrupted.close({ force: true });
+      // Nothing left the moment close() resolves: not the profile, not Chromium's temp files.
+      expect(readdirSync(scratch)).toEqual([]);
+      expect(await failure(init)).toBeInstanceOf(ServiceInitError);
+    });
+  });
+
+  it("with keepAlive, a forced close during init still ends the browser (it never became ready)", async () => {
+    await inScratchTmp(async (scratch) => {
+      const client = new Client({ env: "LOCAL", ...quiet, keepAlive: true });
+      const init = client.init();
+      await launchUnderWay(scratch);
+      await client.close({ force: true });
+      expect(await failure(init)).toBeInstanceOf(ServiceInitError);
+      expect(client.connectURL).toBeUndefined();
+      expect(readdirSync(scratch)).toEqual([]);
+      // The after-each check proves no process of this test is still running.
+    });
+  });
+
+  it("a forced close does not wait for an attach that hangs", async () => {
+    // Accepts the connection and never answers the WebSocket handshake.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const client = new Client({
+        env: "LOCAL",
+        ...quiet,
+        localBrowserLaunchOptions: { cdpUrl: `ws://127.0.0.1:${port}/devtools/browser/x` },
+      });
+      const init = client.init();
+      await new Promise((r) => setTimeout(r, 100));
+      const started = Date.now();
+      await client.close({ force: true });
+      expect(await failure(init)).toBeInstanceOf(ServiceInitError);
+      // Without the abort, init would hold close for its whole 30 s.
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      silent.close();
+    }
+  });
+
   it("repeats the init error on a second init() after a failure", async () => {
     const client = new Client({
       env: "LOCAL",
@@ -270,4 +326,27 @@ function catchSync(fn: () => unknown): Error {
     return error as Error;
   }
   throw new Error("expected the call to throw, and it returned");
+}
+
+/** Runs `fn` with the system temp dir pointed at a fresh folder of its own. */
+async function inScratchTmp(fn: (scratch: string) => Promise<void>): Promise<void> {
+  await chromiumPack(); // unpacked where it always is, not in this test's temp dir
+  const scratch = mkdtempSync(join(tmpdir(), "wayfarer-test-tmp-"));
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = scratch;
+  try {
+    await fn(scratch);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Resolves once a launch has made its folder: the browser is starting, not ready yet. */
+async function launchUnderWay(scratch: string): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (readdirSync(scratch).length === 0 && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 1));
+  }
 }

@@ -3,6 +3,7 @@
  * still running and that the temporary profile they made is gone.
  */
 import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { afterEach, expect } from "vitest";
 import { Client, type V3Options } from "../../lib/index.js";
 import { commandLine, waitUntilGone } from "./processes.js";
@@ -10,7 +11,7 @@ import { commandLine, waitUntilGone } from "./processes.js";
 export interface OpenedClient {
   client: Client;
   pid: number | undefined;
-  tempProfile: string | undefined;
+  sessionDir: string | undefined;
 }
 
 export function useClients() {
@@ -21,8 +22,8 @@ export function useClients() {
     for (const o of all) {
       if (o.pid !== undefined)
         expect(await waitUntilGone(o.pid), `processes of browser ${o.pid}`).toEqual([]);
-      if (o.tempProfile)
-        expect(existsSync(o.tempProfile), `temporary profile ${o.tempProfile}`).toBe(false);
+      if (o.sessionDir)
+        expect(existsSync(o.sessionDir), `the launch folder ${o.sessionDir}`).toBe(false);
     }
   });
   return {
@@ -34,12 +35,14 @@ export function useClients() {
         verbose: 0,
         ...options,
       } as V3Options);
-      const entry: OpenedClient = { client, pid: undefined, tempProfile: undefined };
+      const entry: OpenedClient = { client, pid: undefined, sessionDir: undefined };
       opened.push(entry);
       await client.init();
       entry.pid = client.browserPid;
       if (entry.pid !== undefined && !options.localBrowserLaunchOptions?.userDataDir) {
-        entry.tempProfile = userDataDirOf(entry.pid);
+        // The temporary profile sits in the launch's own folder, which must be gone after close.
+        const profile = userDataDirOf(entry.pid);
+        entry.sessionDir = profile && dirname(profile);
       }
       return client;
     },
