@@ -16,8 +16,9 @@ export async function closedShadowRoot(
   const key = `__wayfarer_${randomUUID().replaceAll("-", "")}`;
   let session: CDPSession | undefined;
   try {
+    // Non-enumerable and removed at once: page scripts listing globals do not see it.
     await host.evaluate((el, k) => {
-      (globalThis as unknown as Stash)[k] = el;
+      Object.defineProperty(globalThis, k, { value: el, configurable: true, enumerable: false });
     }, key);
     session = await sessionOwning(page, frame);
     const contexts: number[] = [];
@@ -47,7 +48,8 @@ export async function closedShadowRoot(
       });
       await session.send("Runtime.callFunctionOn", {
         objectId: object.objectId!,
-        functionDeclaration: "function (k) { globalThis[k] = this; }",
+        functionDeclaration:
+          "function (k) { Object.defineProperty(globalThis, k, { value: this, configurable: true, enumerable: false }); }",
         arguments: [{ value: key }],
       });
       return await frame.evaluateHandle((k) => (globalThis as unknown as Stash)[k], key);

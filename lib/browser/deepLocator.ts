@@ -65,9 +65,13 @@ export class DeepLocator {
 
   /** Focuses the element and types `text` key by key. */
   type(text: string, options: LocatorActionOptions & { delay?: number } = {}) {
-    return this.act("type", options, async (el) => {
+    return this.act("type", options, async (el, d) => {
       await el.focus();
-      await this.page.keyboard.type(text, { delay: options.delay ?? 0 });
+      // Key by key, so that a timeout stops the typing instead of leaving it running.
+      for (const key of text) {
+        if (d.signal.aborted) throw d.signal.reason;
+        await this.page.keyboard.type(key, { delay: options.delay ?? 0 });
+      }
     });
   }
 
@@ -129,12 +133,20 @@ export class DeepLocator {
     run: (element: ElementHandle, deadline: Deadline) => Promise<T>,
   ): Promise<T> {
     return withTimeout(`${this}.${name}`, this.timeout(options), this.waitingFor, async (d) => {
-      const element = await this.waitForOne(d);
-      d.step("resolved");
-      try {
-        return await run(element, d);
-      } finally {
-        await element.dispose().catch(() => {});
+      for (;;) {
+        const element = await this.waitForOne(d);
+        d.step("resolved");
+        try {
+          return await run(element, d);
+        } catch (error) {
+          // Re-rendered between finding and acting: find it again, within the same deadline.
+          if (!DETACHED.test(error instanceof Error ? error.message : "") || d.signal.aborted)
+            throw error;
+          d.step("element was replaced");
+          this.lastMiss = "the element was replaced while acting";
+        } finally {
+          await element.dispose().catch(() => {});
+        }
       }
     });
   }
@@ -193,4 +205,8 @@ export class DeepLocator {
 
 /** Errors of a page between two documents, or of a frame being replaced: worth another try. */
 const TRANSIENT =
-  /Execution context was destroyed|Cannot find context with specified id|Frame was detached|frame got detached|JSHandle is disposed|Element is not attached|Inspected target navigated or closed/i;
+  /Execution context was destroyed|Cannot find context with specified id|Frame was detached|Frame has been detached|Element is not attached|No node with given id|Could not find node with given id|Inspected target navigated or closed/i;
+
+/** An element found, then removed or replaced before the action reached it. */
+const DETACHED =
+  /Element is not attached to the DOM|Node is detached from document|Element is detached/i;

@@ -49,9 +49,21 @@ export async function resolveSelector(page: Page, parsed: ParsedSelector): Promi
       throw new AmbiguousSelectorError(describePart(hop), handles.length);
     }
     const host = handles[0]!;
-    const child = await host.contentFrame().finally(() => host.dispose().catch(() => {}));
-    if (!child) throw new ContentFrameNotFoundError(describePart(hop));
-    frame = child;
+    try {
+      const child = await host.contentFrame();
+      if (!child) {
+        // An iframe whose document is not attached yet (or is moving to another process) is
+        // "not yet"; anything else is not a frame at all.
+        const tag = await host.evaluate((el) => (el as Element).localName);
+        if (tag === "iframe" || tag === "frame") {
+          return { frame, handles: [], note: `frame ${describePart(hop)} has no document yet` };
+        }
+        throw new ContentFrameNotFoundError(describePart(hop));
+      }
+      frame = child;
+    } finally {
+      await host.dispose().catch(() => {});
+    }
   }
   return { frame, ...(await matchIn(page, frame, parsed.target)) };
 }
@@ -77,23 +89,26 @@ async function matchThroughShadowRoots(
   pieces: string[],
 ): Promise<Match> {
   let roots: JSHandle[] = [];
+  let matches: ElementHandle[] = [];
   try {
     for (let i = 0; i < pieces.length; i++) {
-      const matches: ElementHandle[] = [];
+      matches = [];
       for (const root of i === 0 ? [document] : roots) {
         matches.push(...(await evaluateXPath(root, pieces[i]!, i > 0)));
       }
       await disposeAll(roots);
       roots = [];
-      if (i === pieces.length - 1 || matches.length === 0) return { handles: matches };
-      try {
-        for (const host of matches) {
-          const root = await shadowRootOf(page, frame, host);
-          if (root) roots.push(root);
-        }
-      } finally {
-        await disposeAll(matches);
+      if (i === pieces.length - 1 || matches.length === 0) {
+        const found = matches;
+        matches = []; // handed to the caller, not ours to dispose
+        return { handles: found };
       }
+      for (const host of matches) {
+        const root = await shadowRootOf(page, frame, host);
+        if (root) roots.push(root);
+      }
+      await disposeAll(matches);
+      matches = [];
       // Not an error yet: the host may be upgraded and given its root a moment later.
       if (roots.length === 0) {
         return {
@@ -104,7 +119,7 @@ async function matchThroughShadowRoots(
     }
     return { handles: [] };
   } finally {
-    await disposeAll(roots);
+    await disposeAll([...roots, ...matches]);
   }
 }
 
@@ -114,7 +129,13 @@ async function shadowRootOf(
   host: ElementHandle,
 ): Promise<JSHandle | undefined> {
   const open = await host.evaluateHandle((el) => (el as Element).shadowRoot);
-  if (await open.evaluate((r) => r !== null)) return open;
+  const isOpen = await open
+    .evaluate((r) => r !== null)
+    .catch(async (error: unknown) => {
+      await open.dispose().catch(() => {});
+      throw error;
+    });
+  if (isOpen) return open;
   await open.dispose();
   return closedShadowRoot(page, frame, host);
 }

@@ -154,6 +154,27 @@ describe("shadow roots", () => {
     expect(await page.deepLocator("/html/body/div[2]//button").textContent()).toBe("late clicked");
   });
 
+  it("clicks an element that is re-rendered as the pointer reaches it", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    await page.evaluate(() => {
+      const make = (replaceOnHover: boolean) => {
+        const b = document.createElement("button");
+        b.id = "flaky";
+        b.textContent = "Flaky";
+        b.onclick = () => {
+          b.textContent = "flaky clicked";
+        };
+        // Like a framework re-render: the element under the pointer is swapped for a new one.
+        if (replaceOnHover) b.onmouseover = () => b.replaceWith(make(false));
+        return b;
+      };
+      document.body.prepend(make(true));
+    });
+    await page.click("#flaky", { timeout: 10_000 });
+    expect(await page.deepLocator("#flaky").textContent()).toBe("flaky clicked");
+  });
+
   it("keeps waiting through a navigation instead of failing", async () => {
     const client = await openShadow();
     const page = client.context.activePage()!;
