@@ -2,7 +2,12 @@
  * The demo job until the full job (act + extract inside a budget) lands: open a page in a real
  * browser, read its title and final URL, close the browser on every path, all inside one budget.
  */
-import { checkNavigation, type NavigationAllowance } from "../browser/navigationPolicy.js";
+import {
+  guardNavigations,
+  type NavigationAllowance,
+  NavigationRefusedError,
+  navigationRefusal,
+} from "../browser/navigationPolicy.js";
 import { Client } from "../client.js";
 import { ServiceTimeoutError } from "../errors.js";
 import type { V3Options } from "../options.js";
@@ -26,7 +31,8 @@ export async function describePage(
   url: string,
   options: DescribePageOptions = {},
 ): Promise<PageDescription> {
-  checkNavigation(url, options.allow);
+  const refused = await navigationRefusal(url, options.allow);
+  if (refused) throw new NavigationRefusedError(url, refused);
   const client = new Client({ env: "LOCAL", verbose: 0, ...options.client } as V3Options);
   let expired = false;
   try {
@@ -34,6 +40,11 @@ export async function describePage(
       d.step("init");
       await client.init();
       const page = client.context.activePage()!;
+      // The policy holds for every navigation, not just the first: redirects, and whatever
+      // the page opens by itself.
+      const browser = page.playwrightPage.context().browser();
+      if (browser)
+        await guardNavigations(browser, (next) => navigationRefusal(next, options.allow));
       d.step("goto");
       await page.goto(url, { waitUntil: "domcontentloaded", timeout: d.remaining() });
       d.step("title");
