@@ -25,15 +25,12 @@ import {
 } from "./options.js";
 import { secretsOf } from "./secrets.js";
 
-type State = "new" | "initializing" | "ready" | "failed" | "closing" | "closed";
-
 export class Client {
   private readonly options: ResolvedOptions;
   private readonly logger: Logger;
   private readonly engine: Engine;
   private readonly historyLog: History;
   private readonly metricsLog = new MetricsRecorder();
-  private state: State = "new";
   private initializing: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private ctx: Context | undefined;
@@ -77,13 +74,11 @@ export class Client {
     const force = options.force === true;
     if (this.closing && !force) return this.closing;
     const previous = this.closing;
-    this.state = "closing";
     this.closing = (async () => {
       if (!force) await this.initializing?.catch(() => {});
       await this.engine.close({ force });
       // A forced close may overtake init: init notices, cleans up, and fails.
       await Promise.all([previous, this.initializing].map((p) => p?.catch(() => {})));
-      this.state = "closed";
       this.logger.debug("client", "closed");
     })();
     return this.closing;
@@ -121,15 +116,12 @@ export class Client {
   }
 
   private async start(): Promise<void> {
-    this.state = "initializing";
     try {
       // A plain close() waits for this to finish (then keepAlive applies); a forced one makes
       // the engine give up, and this rejects.
       this.ctx = await this.engine.init();
-      if (!this.closing) this.state = "ready";
       this.logger.info("client", "ready", { connectURL: this.engine.connectURL });
     } catch (error) {
-      if (!this.closing) this.state = "failed";
       const cause = this.logger.redactor.error(error);
       const detail = cause instanceof Error ? cause.message : String(cause);
       throw new ServiceInitError(detail, { cause });
@@ -137,7 +129,7 @@ export class Client {
   }
 
   private ready(method: string): Context {
-    if (this.state !== "ready" || !this.ctx) {
+    if (!this.ctx || this.closing) {
       if (this.closing) {
         throw new ServiceError(`${method}: this client was closed; create a new Client.`);
       }
