@@ -55,7 +55,10 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
   const removeSession = () => rm(sessionDir, { recursive: true, force: true, maxRetries: 5 });
   const userDataDir = options.userDataDir ?? join(sessionDir, "profile");
   const browserTmp = join(sessionDir, "tmp");
-  await mkdir(browserTmp);
+  await mkdir(browserTmp).catch(async (error: unknown) => {
+    await removeSession();
+    throw error;
+  });
 
   const commandLine = buildCommandLine({
     options,
