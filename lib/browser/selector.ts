@@ -38,26 +38,37 @@ export function parseSelector(selector: string): ParsedSelector {
 }
 
 /**
+ * Walks an XPath fragment character by character, telling for each one the bracket/paren depth
+ * after it and whether it is part of a string literal, so that callers split only at the top.
+ */
+function* scan(text: string): Generator<{ ch: string; depth: number; quoted: boolean }> {
+  let depth = 0;
+  let quote: string | undefined;
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      yield { ch, depth, quoted: true };
+      continue;
+    }
+    if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === "[" || ch === "(") depth++;
+    else if (ch === "]" || ch === ")") depth--;
+    yield { ch, depth, quoted: quote !== undefined };
+  }
+}
+
+/**
  * Splits an XPath at its location-path slashes, ignoring those inside predicates, parentheses
  * and string literals. `//` yields an empty step.
  */
 export function xpathSteps(xpath: string): string[] {
   const steps: string[] = [];
-  let depth = 0;
-  let quote: string | undefined;
   let current = "";
-  for (const ch of xpath) {
-    if (quote) {
-      if (ch === quote) quote = undefined;
-    } else if (ch === '"' || ch === "'") quote = ch;
-    else if (ch === "[" || ch === "(") depth++;
-    else if (ch === "]" || ch === ")") depth--;
-    else if (ch === "/" && depth === 0) {
+  for (const { ch, depth, quoted } of scan(xpath)) {
+    if (ch === "/" && depth === 0 && !quoted) {
       steps.push(current);
       current = "";
-      continue;
-    }
-    current += ch;
+    } else current += ch;
   }
   steps.push(current);
   return steps;
@@ -126,23 +137,20 @@ export function firstStepOf(xpath: string): { first: FirstStep; rest: string } {
 /** `[a][b='[x]']` → [`a`, `b='[x]'`]; undefined when the text is not a run of predicates. */
 function splitPredicates(text: string): string[] | undefined {
   const out: string[] = [];
+  let current: string | undefined; // undefined between predicates
   let depth = 0;
-  let quote: string | undefined;
-  let current = "";
-  for (const ch of text) {
-    if (quote) {
-      if (ch === quote) quote = undefined;
-    } else if (ch === '"' || ch === "'") quote = ch;
-    else if (ch === "[") {
-      if (depth++ === 0) continue;
-    } else if (ch === "]") {
-      if (--depth === 0) {
-        out.push(current);
-        current = "";
-        continue;
-      }
-    } else if (depth === 0) return undefined;
-    current += ch;
+  for (const step of scan(text)) {
+    depth = step.depth;
+    if (step.quoted) {
+      if (current === undefined) return undefined;
+      current += step.ch;
+    } else if (current === undefined) {
+      if (step.ch !== "[") return undefined; // text between predicates
+      current = "";
+    } else if (step.ch === "]" && depth === 0) {
+      out.push(current);
+      current = undefined;
+    } else current += step.ch;
   }
-  return depth === 0 && !quote ? out : undefined;
+  return depth === 0 && current === undefined ? out : undefined;
 }
