@@ -17,6 +17,7 @@ import { type Metrics, MetricsRecorder } from "./metrics.js";
 import {
   ENVIRONMENTS,
   KNOWN_LAUNCH_OPTIONS,
+  KNOWN_OPTIONS,
   NOT_YET_ACTIVE_OPTIONS,
   parseInput,
   type ResolvedOptions,
@@ -148,20 +149,20 @@ function checkEnvironment(options: unknown): void {
   }
 }
 
+/** One warning for every option given that does nothing: not built yet, or not known at all. */
 function warnAboutInactiveOptions(input: V3Options, logger: Logger): void {
   const given = NOT_YET_ACTIVE_OPTIONS.filter((k) => input[k] !== undefined);
-  const unknownLaunch = Object.keys(input.localBrowserLaunchOptions ?? {}).filter(
-    (k) => !KNOWN_LAUNCH_OPTIONS.includes(k),
-  );
-  if (!given.length && !unknownLaunch.length) return;
+  const unknown = [
+    ...Object.keys(input).filter((k) => !KNOWN_OPTIONS.includes(k)),
+    ...Object.keys(input.localBrowserLaunchOptions ?? {})
+      .filter((k) => !KNOWN_LAUNCH_OPTIONS.includes(k))
+      .map((k) => `localBrowserLaunchOptions.${k}`),
+  ];
+  if (!given.length && !unknown.length) return;
   const parts = [];
   if (given.length) parts.push(`${given.join(", ")} have no effect in this version yet`);
-  if (unknownLaunch.length) {
-    parts.push(
-      `localBrowserLaunchOptions.${unknownLaunch.join(", localBrowserLaunchOptions.")} are not supported`,
-    );
-  }
+  if (unknown.length) parts.push(`${unknown.join(", ")} are not supported`);
   logger.warn("client", `options ignored: ${parts.join("; ")}`, {
-    ignored: [...given, ...unknownLaunch],
+    ignored: [...given, ...unknown],
   });
 }

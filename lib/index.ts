@@ -1,5 +1,6 @@
 export type { Context } from "./browser/context.js";
 export type { DeepLocator, LocatorActionOptions } from "./browser/deepLocator.js";
+export { NavigationRefusedError } from "./browser/navigationPolicy.js";
 export type { NavigationOptions, Page } from "./browser/page.js";
 export { Client } from "./client.js";
 export * from "./errors.js";

@@ -119,6 +119,7 @@ export const V3OptionsSchema = z.object({
   dialogs: DialogPolicySchema.default("dismiss"),
 });
 export type V3Options = z.input<typeof V3OptionsSchema>;
+export const KNOWN_OPTIONS = Object.keys(V3OptionsSchema.shape);
 export type ResolvedOptions = z.output<typeof V3OptionsSchema>;
 
 /** Options given at top level whose capability a later release builds; they are parsed, not yet used. */

@@ -21,6 +21,8 @@ export interface LaunchedBrowser {
   pid: number | undefined;
   /** The profile folder of a browser we launched. */
   userDataDir: string | undefined;
+  /** The launch's own folder (temporary profile, Chromium's temp files); ours to remove. */
+  launchDir: string | undefined;
   executablePath: string | undefined;
   args: string[];
   refusedArgs: string[];
@@ -106,6 +108,7 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       wsEndpoint,
       pid,
       userDataDir,
+      launchDir: sessionDir,
       executablePath: executable.path,
       args: commandLine.args,
       refusedArgs: commandLine.refused,
@@ -174,6 +177,7 @@ async function attach(
     wsEndpoint,
     pid: undefined,
     userDataDir: undefined,
+    launchDir: undefined,
     executablePath: undefined,
     args: [],
     refusedArgs: [],

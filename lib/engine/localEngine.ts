@@ -65,7 +65,8 @@ export class LocalEngine implements Engine {
       this.connectURL = launched.wsEndpoint;
       this.options.logger.info("browser", "left the browser running (keepAlive)", {
         connectURL: launched.wsEndpoint,
-        userDataDir: launched.userDataDir,
+        // Its folder goes with it: whoever ends that browser later removes it.
+        launchDir: launched.launchDir,
       });
     } else {
       this.connectURL = undefined;

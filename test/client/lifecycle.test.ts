@@ -111,11 +111,14 @@ describe("construction", () => {
       cacheDir: "/tmp/cache",
       serverCache: false,
       localBrowserLaunchOptions: { locale: "fr-FR" } as never,
-    });
+      headles: true,
+    } as V3Options);
     const warnings = lines.filter((l) => l.message.startsWith("options ignored"));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.message).toContain("cacheDir, serverCache have no effect");
-    expect(warnings[0]!.message).toContain("localBrowserLaunchOptions.locale are not supported");
+    expect(warnings[0]!.message).toContain(
+      "headles, localBrowserLaunchOptions.locale are not supported",
+    );
   });
 });
 
