@@ -8,6 +8,7 @@ import {
 } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
+import { liveGroupMembers } from "../support/processes.js";
 import { type StaticServer, startStaticServer } from "../support/staticServer.js";
 
 let server: StaticServer;
@@ -51,8 +52,15 @@ for (const profile of ["local", "serverless"] as const) {
     it("puts the cross-site frame in its own process only in the local profile", async () => {
       const client = await openFrames();
       const targets = await iframeTargets(client);
-      if (profile === "local") expect(targets).toEqual([`${server.otherSite}/frame-child.html`]);
-      else expect(targets).toEqual([]);
+      const processes = liveGroupMembers(client.browserPid!).length;
+      if (profile === "local") {
+        expect(targets).toEqual([`${server.otherSite}/frame-child.html`]);
+        expect(processes).toBeGreaterThan(2);
+      } else {
+        expect(targets).toEqual([]);
+        // --single-process: the browser, its renderers and its GPU are one process.
+        expect(processes).toBe(1);
+      }
     });
 
     it("clicks inside a cross-site iframe by XPath through the iframe and by CSS with >>", async () => {
