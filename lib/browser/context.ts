@@ -5,7 +5,7 @@
 import type { BrowserContext, Page as PlaywrightPage } from "playwright-core";
 import { ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { DialogPolicy } from "../options.js";
+import { type DialogPolicy, parseInput, TimeoutSchema } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { settleDialogs } from "./dialogs.js";
 import { Page, type PageHooks } from "./page.js";
@@ -63,18 +63,18 @@ export class Context {
   }
 
   async newPage(options: { timeout?: number } = {}): Promise<Page> {
-    return withTimeout(
-      "newPage",
-      options.timeout ?? DEFAULT_TIMEOUT_MS,
-      "a new tab to open",
-      async () => {
-        const p = await this.playwrightContext.newPage();
-        const page = this.adopt(p);
-        await this.sized(p);
-        this.active = page;
-        return page;
-      },
+    const timeout = parseInput(
+      TimeoutSchema.optional(),
+      options.timeout,
+      "newPage.options.timeout",
     );
+    return withTimeout("newPage", timeout ?? DEFAULT_TIMEOUT_MS, "a new tab to open", async () => {
+      const p = await this.playwrightContext.newPage();
+      const page = this.adopt(p);
+      await this.sized(p);
+      this.active = page;
+      return page;
+    });
   }
 
   private adopt(p: PlaywrightPage): Page {

@@ -46,7 +46,36 @@ export interface PageHooks {
   onNavigate(record: NavigationRecord): void;
 }
 
-type ScreenshotOptions = Parameters<PlaywrightPage["screenshot"]>[0];
+/** Playwright's screenshot options; the picture is of the viewport unless `fullPage`. */
+export const ScreenshotOptionsSchema = z
+  .strictObject({
+    timeout: TimeoutSchema.optional(),
+    type: z.enum(["png", "jpeg"]).optional(),
+    quality: z.number().int().min(0).max(100).optional(),
+    fullPage: z.boolean().optional(),
+    clip: z
+      .strictObject({
+        x: z.number(),
+        y: z.number(),
+        width: z.number().positive(),
+        height: z.number().positive(),
+      })
+      .optional(),
+    omitBackground: z.boolean().optional(),
+    animations: z.enum(["disabled", "allow"]).optional(),
+    caret: z.enum(["hide", "initial"]).optional(),
+    scale: z.enum(["css", "device"]).optional(),
+    path: z.string().min(1).optional(),
+  })
+  .optional();
+export type ScreenshotOptions = z.input<typeof ScreenshotOptionsSchema>;
+
+const PageFunctionSchema = z.union(
+  [z.string().min(1), z.custom<(...args: never[]) => unknown>((v) => typeof v === "function")],
+  {
+    error: "expected a function, or a string of JavaScript, to run in the page",
+  },
+);
 
 export class Page {
   constructor(
@@ -130,28 +159,28 @@ export class Page {
     return this.playwrightPage.url();
   }
 
-  title(options: { timeout?: number } = {}): Promise<string> {
+  async title(options: { timeout?: number } = {}): Promise<string> {
     const timeout = parseInput(TimeoutSchema.optional(), options.timeout, "title.options.timeout");
     return withTimeout("title", timeout ?? DEFAULT_TIMEOUT_MS, "the page to answer", () =>
       this.playwrightPage.title(),
     );
   }
 
-  screenshot(options?: ScreenshotOptions): Promise<Buffer> {
-    const timeout = parseInput(
-      TimeoutSchema.optional(),
-      options?.timeout,
-      "screenshot.options.timeout",
-    );
-    return this.playwrightPage.screenshot({ ...options, timeout: timeout ?? DEFAULT_TIMEOUT_MS });
+  async screenshot(options?: ScreenshotOptions): Promise<Buffer> {
+    const opts = parseInput(ScreenshotOptionsSchema, options, "screenshot.options");
+    return this.playwrightPage.screenshot({
+      ...opts,
+      timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS,
+    });
   }
 
   /** Playwright's evaluate, bounded: a script that never returns fails the call instead of hanging it. */
-  evaluate<R, Arg>(
+  async evaluate<R, Arg>(
     pageFunction: string | ((arg: Arg) => R | Promise<R>),
     arg?: Arg,
     options: { timeout?: number } = {},
   ): Promise<R> {
+    parseInput(PageFunctionSchema, pageFunction, "evaluate.pageFunction");
     const timeout = parseInput(
       TimeoutSchema.optional(),
       options.timeout,

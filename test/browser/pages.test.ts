@@ -195,5 +195,12 @@ describe("page methods", () => {
     );
     expect(unknown.message).toContain("goto.options.waitUntil");
     expect((await failure(page.goto(42 as never))).message).toContain("goto.url");
+    expect((await failure(page.screenshot({ fullpage: true } as never))).message).toContain(
+      "screenshot.options",
+    );
+    expect((await failure(page.evaluate(42 as never))).message).toContain("evaluate.pageFunction");
+    expect((await failure(client.context.newPage({ timeout: -1 }))).message).toContain(
+      "newPage.options.timeout",
+    );
   });
 });
