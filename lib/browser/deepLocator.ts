@@ -4,6 +4,7 @@
  * action runs; the action requires exactly one match and waits for it until its deadline.
  */
 import type { ElementHandle, Page } from "playwright-core";
+import { z } from "zod";
 import { ServiceError, XPathResolutionError } from "../errors.js";
 import { parseInput, TimeoutSchema } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, sleep, withTimeout } from "../timeout.js";
@@ -15,9 +16,21 @@ import {
 } from "./elementResolver.js";
 import { type ParsedSelector, parseSelector } from "./selector.js";
 
-export interface LocatorActionOptions {
-  timeout?: number;
-}
+export const LocatorOptionsSchema = z
+  .strictObject({ timeout: TimeoutSchema.optional() })
+  .optional();
+export const ClickOptionsSchema = z
+  .strictObject({
+    timeout: TimeoutSchema.optional(),
+    button: z.enum(["left", "right", "middle"]).optional(),
+    clickCount: z.number().int().positive().optional(),
+  })
+  .optional();
+export const TypeOptionsSchema = z
+  .strictObject({ timeout: TimeoutSchema.optional(), delay: z.number().min(0).optional() })
+  .optional();
+export type LocatorActionOptions = NonNullable<z.input<typeof LocatorOptionsSchema>>;
+const Text = z.string({ error: "expected a string" });
 
 const RETRY_DELAYS_MS = [0, 20, 50, 100, 100, 250, 500];
 
@@ -46,13 +59,13 @@ export class DeepLocator {
     return handles.length;
   }
 
-  click(
-    options: LocatorActionOptions & {
-      button?: "left" | "right" | "middle";
-      clickCount?: number;
-    } = {},
-  ) {
-    return this.act("click", options, (el, d) => el.click({ ...options, timeout: d.remaining() }));
+  click(options: z.input<typeof ClickOptionsSchema> = {}) {
+    return this.act(
+      "click",
+      options,
+      (el, d) => el.click({ ...options, timeout: d.remaining() }),
+      ClickOptionsSchema,
+    );
   }
 
   hover(options: LocatorActionOptions = {}) {
@@ -60,28 +73,43 @@ export class DeepLocator {
   }
 
   fill(value: string, options: LocatorActionOptions = {}) {
-    return this.act("fill", options, (el, d) => el.fill(value, { timeout: d.remaining() }));
+    return this.act("fill", options, (el, d) =>
+      el.fill(parseInput(Text, value, `${this}.fill.value`), { timeout: d.remaining() }),
+    );
   }
 
   /** Focuses the element and types `text` key by key. */
-  type(text: string, options: LocatorActionOptions & { delay?: number } = {}) {
-    return this.act("type", options, async (el, d) => {
-      await el.focus();
-      // Key by key, so that a timeout stops the typing instead of leaving it running.
-      for (const key of text) {
-        if (d.signal.aborted) throw d.signal.reason;
-        await this.page.keyboard.type(key, { delay: options.delay ?? 0 });
-      }
-    });
+  async type(text: string, options: z.input<typeof TypeOptionsSchema> = {}) {
+    parseInput(Text, text, `${this}.type.text`);
+    return this.act(
+      "type",
+      options,
+      async (el, d) => {
+        await el.focus();
+        // Key by key, so that a timeout stops the typing instead of leaving it running.
+        for (const key of text) {
+          if (d.signal.aborted) throw d.signal.reason;
+          await this.page.keyboard.type(key, { delay: options.delay ?? 0 });
+        }
+      },
+      TypeOptionsSchema,
+    );
   }
 
   press(key: string, options: LocatorActionOptions = {}) {
-    return this.act("press", options, (el, d) => el.press(key, { timeout: d.remaining() }));
+    return this.act("press", options, (el, d) =>
+      el.press(parseInput(Text.min(1), key, `${this}.press.key`), { timeout: d.remaining() }),
+    );
   }
 
   selectOption(values: string | string[], options: LocatorActionOptions = {}) {
     return this.act("selectOption", options, (el, d) =>
-      el.selectOption(values, { timeout: d.remaining() }),
+      el.selectOption(
+        parseInput(z.union([Text, z.array(Text)]), values, `${this}.selectOption.values`),
+        {
+          timeout: d.remaining(),
+        },
+      ),
     );
   }
 
@@ -131,7 +159,9 @@ export class DeepLocator {
     name: string,
     options: LocatorActionOptions,
     run: (element: ElementHandle, deadline: Deadline) => Promise<T>,
+    schema: z.ZodType = LocatorOptionsSchema,
   ): Promise<T> {
+    parseInput(schema, options, `${this}.${name}.options`);
     return withTimeout(`${this}.${name}`, this.timeout(options), this.waitingFor, async (d) => {
       for (;;) {
         const element = await this.waitForOne(d);

@@ -6,7 +6,7 @@ import type { Page as PlaywrightPage, Response } from "playwright-core";
 import { z } from "zod";
 import { parseInput, TimeoutSchema } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
-import { DeepLocator } from "./deepLocator.js";
+import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocator.js";
 import { inPage } from "./inPage.js";
 
 export const WaitUntilSchema = z.enum(["load", "domcontentloaded", "networkidle", "commit"]);
@@ -24,16 +24,6 @@ export const GotoUrlSchema = z
   .string({ error: "expected the URL to open, as a string" })
   .min(1, { error: "expected a non-empty URL" });
 
-const ClickOptionsSchema = z
-  .strictObject({
-    timeout: TimeoutSchema.optional(),
-    button: z.enum(["left", "right", "middle"]).optional(),
-    clickCount: z.number().int().positive().optional(),
-  })
-  .optional();
-const TypeOptionsSchema = z
-  .strictObject({ timeout: TimeoutSchema.optional(), delay: z.number().min(0).optional() })
-  .optional();
 const SelectorSchema = z.string({ error: "expected a selector string" }).min(1);
 
 export interface NavigationRecord {

@@ -203,12 +203,14 @@ describe("shadow roots", () => {
     expect(error).toBeInstanceOf(ContentFrameNotFoundError);
   });
 
-  it("refuses a timeout of 0 on a locator action", async () => {
+  it("refuses bad locator input: a timeout of 0, unknown options, a non-string value", async () => {
     const client = await openShadow();
-    const error = await failure(
-      client.context.activePage()!.deepLocator("#plain").click({ timeout: 0 }),
-    );
-    expect(error).toBeInstanceOf(ServiceValidationError);
+    const locator = client.context.activePage()!.deepLocator("#plain");
+    expect(await failure(locator.click({ timeout: 0 }))).toBeInstanceOf(ServiceValidationError);
+    const unknown = await failure(locator.click({ force: true } as never));
+    expect(unknown.message).toContain('deepLocator("#plain").click.options');
+    expect((await failure(locator.fill(42 as never))).message).toContain("fill.value");
+    expect((await failure(locator.type(null as never))).message).toContain("type.text");
   });
 
   it("refuses an invalid XPath with XPathResolutionError", async () => {
