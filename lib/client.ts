@@ -50,6 +50,7 @@ export class Client {
     this.engine = createEngine(this.options, this.logger, {
       onNavigate: (n) =>
         this.historyLog.record("navigate", { url: n.url, options: n.options }, n.result),
+      scrub: (error) => this.logger.redactor.error(error),
     });
   }
 

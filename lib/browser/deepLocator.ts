@@ -40,6 +40,8 @@ export class DeepLocator {
   constructor(
     private readonly page: Page,
     readonly selector: string,
+    /** Takes secrets out of an error before it is thrown (the client's redactor). */
+    private readonly scrub: <E>(error: E) => E = (error) => error,
   ) {
     try {
       this.parsed = parseSelector(selector);
@@ -140,7 +142,9 @@ export class DeepLocator {
   async elementHandle(options: LocatorActionOptions = {}): Promise<ElementHandle> {
     return withTimeout(`${this}.elementHandle`, this.timeout(options), this.waitingFor, (d) =>
       this.waitForOne(d),
-    );
+    ).catch((error: unknown) => {
+      throw this.scrub(error);
+    });
   }
 
   /** What the timeout error says was awaited, with why the last try failed. */
@@ -178,6 +182,8 @@ export class DeepLocator {
           await element.dispose().catch(() => {});
         }
       }
+    }).catch((error: unknown) => {
+      throw this.scrub(error);
     });
   }
 

@@ -34,6 +34,8 @@ export interface NavigationRecord {
 
 export interface PageHooks {
   onNavigate(record: NavigationRecord): void;
+  /** Takes secrets out of an error (a URL's credentials, a key the client knows) before it is thrown. */
+  scrub<E>(error: E): E;
 }
 
 /** Playwright's screenshot options; the picture is of the viewport unless `fullPage`. */
@@ -142,6 +144,7 @@ export class Page {
     return new DeepLocator(
       this.playwrightPage,
       parseInput(SelectorSchema, selector, "deepLocator.selector"),
+      (error) => this.hooks.scrub(error),
     );
   }
 
@@ -151,17 +154,18 @@ export class Page {
 
   async title(options: { timeout?: number } = {}): Promise<string> {
     const timeout = parseInput(TimeoutSchema.optional(), options.timeout, "title.options.timeout");
-    return withTimeout("title", timeout ?? DEFAULT_TIMEOUT_MS, "the page to answer", () =>
-      this.playwrightPage.title(),
+    return this.scrubbed(
+      withTimeout("title", timeout ?? DEFAULT_TIMEOUT_MS, "the page to answer", () =>
+        this.playwrightPage.title(),
+      ),
     );
   }
 
   async screenshot(options?: ScreenshotOptions): Promise<Buffer> {
     const opts = parseInput(ScreenshotOptionsSchema, options, "screenshot.options");
-    return this.playwrightPage.screenshot({
-      ...opts,
-      timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS,
-    });
+    return this.scrubbed(
+      this.playwrightPage.screenshot({ ...opts, timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS }),
+    );
   }
 
   /** Playwright's evaluate, bounded: a script that never returns fails the call instead of hanging it. */
@@ -176,10 +180,12 @@ export class Page {
       options.timeout,
       "evaluate.options.timeout",
     );
-    return withTimeout("evaluate", timeout ?? DEFAULT_TIMEOUT_MS, "the page script to return", () =>
-      this.playwrightPage.evaluate<R, Arg>(
-        (typeof pageFunction === "function" ? inPage(pageFunction) : pageFunction) as never,
-        arg as Arg,
+    return this.scrubbed(
+      withTimeout("evaluate", timeout ?? DEFAULT_TIMEOUT_MS, "the page script to return", () =>
+        this.playwrightPage.evaluate<R, Arg>(
+          (typeof pageFunction === "function" ? inPage(pageFunction) : pageFunction) as never,
+          arg as Arg,
+        ),
       ),
     );
   }
@@ -205,9 +211,17 @@ export class Page {
     const timeout = opts?.timeout ?? DEFAULT_TIMEOUT_MS;
     const waitUntil = opts?.waitUntil ?? "load";
     // Playwright enforces the same limit; ours also bounds the wait when the page is wedged.
-    const response = await withTimeout(method, timeout, `the ${waitUntil} event`, () =>
-      run({ waitUntil, timeout }, opts),
+    const response = await this.scrubbed(
+      withTimeout(method, timeout, `the ${waitUntil} event`, () =>
+        run({ waitUntil, timeout }, opts),
+      ),
     );
     return { opts, response };
+  }
+
+  private scrubbed<T>(work: Promise<T>): Promise<T> {
+    return work.catch((error: unknown) => {
+      throw this.hooks.scrub(error);
+    });
   }
 }

@@ -305,6 +305,23 @@ describe("lifecycle", () => {
     expect(everything).not.toContain("cdp-token-778899");
   });
 
+  it("takes URL credentials and known secrets out of page errors and history", async () => {
+    const client = await clients.open({ apiKey: "wf-known-key-13579" });
+    const page = client.context.activePage()!;
+    const port = await freePort();
+    const error = await failure(
+      page.goto(`http://user:url-pass-2468@127.0.0.1:${port}/?k=wf-known-key-13579`),
+    );
+    expect(error.message).toMatch(/ERR_CONNECTION_REFUSED/);
+    expect(`${error.message}${error.stack}`).not.toMatch(/url-pass-2468|wf-known-key-13579/);
+    // Chromium shows its error page for the refused connection; let it finish first.
+    await page.playwrightPage.waitForURL(/^chrome-error:/);
+    await page.playwrightPage.waitForLoadState();
+    const locatorError = await failure(page.click("#wf-known-key-13579", { timeout: 200 }));
+    expect(locatorError.message).not.toContain("wf-known-key-13579");
+    expect(JSON.stringify(await client.history)).not.toMatch(/url-pass-2468|wf-known-key-13579/);
+  });
+
   it("never puts a secret option into a log line or an error", async () => {
     const lines: LogLine[] = [];
     const client = await clients.open({
