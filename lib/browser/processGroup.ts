@@ -22,9 +22,6 @@ export const ownedProcesses = {
   delete(pid: number): void {
     owned.delete(pid);
   },
-  pids(): number[] {
-    return [...owned.keys()];
-  },
 };
 
 /** SIGKILL to the whole group; a group that is already gone is fine. */

@@ -9,13 +9,9 @@ import {
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
 import { liveGroupMembers } from "../support/processes.js";
-import { type StaticServer, startStaticServer } from "../support/staticServer.js";
+import { useStaticServer } from "../support/staticServer.js";
 
-let server: StaticServer;
-beforeAll(async () => {
-  server = await startStaticServer();
-});
-afterAll(() => server.close());
+const server = useStaticServer();
 const clients = useClients();
 
 /** Iframe targets the browser reports over CDP: out-of-process frames have their own. */

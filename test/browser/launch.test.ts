@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { systemChromium } from "../../lib/browser/executable.js";
 import { terminateGroup } from "../../lib/browser/processGroup.js";
 import { Client, type LogLine } from "../../lib/index.js";
@@ -13,13 +13,9 @@ import { startHttpsServer } from "../support/httpsServer.js";
 import { freePort } from "../support/ports.js";
 import { commandLine, liveGroupMembers, waitUntilGone } from "../support/processes.js";
 import { startProxy } from "../support/proxyServer.js";
-import { type StaticServer, startStaticServer } from "../support/staticServer.js";
+import { useStaticServer } from "../support/staticServer.js";
 
-let server: StaticServer;
-beforeAll(async () => {
-  server = await startStaticServer();
-});
-afterAll(() => server.close());
+const server = useStaticServer();
 const clients = useClients();
 /** Generous: DevTools opens slowly under Xvfb on a slow machine; the poll ends once it is there. */
 const POLL = { timeout: 15_000, interval: 100 };

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ServiceTimeoutError, ServiceValidationError } from "../../lib/index.js";
 import type { LogLine } from "../../lib/log.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
-import { type StaticServer, startStaticServer } from "../support/staticServer.js";
+import { useStaticServer } from "../support/staticServer.js";
 
 declare const __name: <T>(fn: T, name: string) => T;
 
-let server: StaticServer;
-beforeAll(async () => {
-  server = await startStaticServer();
-});
-afterAll(() => server.close());
+const server = useStaticServer();
 const clients = useClients();
 /** Generous: a slow CI machine opens tabs slowly; the poll ends as soon as the value is there. */
 const POLL = { timeout: 15_000, interval: 50 };

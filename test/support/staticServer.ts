@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 const TYPES: Record<string, string> = {
@@ -47,5 +48,27 @@ export async function startStaticServer(): Promise<StaticServer> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The fixture server for every test of a file: started before the first, closed after the last. */
+export function useStaticServer(): Omit<StaticServer, "close"> {
+  let server: StaticServer | undefined;
+  beforeAll(async () => {
+    server = await startStaticServer();
+  });
+  afterAll(() => server?.close());
+  const live = () => {
+    if (!server) throw new Error("the fixture server is used outside a test");
+    return server;
+  };
+  return {
+    get origin() {
+      return live().origin;
+    },
+    get otherSite() {
+      return live().otherSite;
+    },
+    url: (path) => live().url(path),
   };
 }
