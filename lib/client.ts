@@ -11,11 +11,13 @@ import {
   ServiceInitError,
   ServiceNotInitializedError,
 } from "./errors.js";
+import { extractPageText } from "./handlers/extract.js";
 import { History, type HistoryEntry } from "./history.js";
 import { Logger } from "./log.js";
 import { type Metrics, MetricsRecorder } from "./metrics.js";
 import {
   ENVIRONMENTS,
+  type ExtractOptions,
   KNOWN_LAUNCH_OPTIONS,
   KNOWN_OPTIONS,
   NOT_YET_ACTIVE_OPTIONS,
@@ -84,6 +86,26 @@ export class Client {
       this.logger.debug("client", "closed");
     })();
     return this.closing;
+  }
+
+  /**
+   * `extract()` / `extract(options)`: the page as the model sees it, `{ pageText }`. The forms
+   * with an instruction arrive with the model layer.
+   */
+  extract(options?: ExtractOptions): Promise<{ pageText: string }>;
+  extract(instruction: string, ...rest: unknown[]): Promise<never>;
+  async extract(input?: ExtractOptions | string): Promise<{ pageText: string }> {
+    const context = this.ready("extract");
+    if (typeof input === "string") {
+      throw new ServiceError(
+        "extract(instruction) needs the model layer, which this version does not have yet; extract() and extract(options) return the page text.",
+      );
+    }
+    return extractPageText(context, input, {
+      domSettleTimeout: this.options.domSettleTimeout,
+      outlineTokenBudget: this.options.outlineTokenBudget,
+      logger: this.logger,
+    });
   }
 
   /** The pages: newPage(), pages(), activePage(), setActivePage(page). */

@@ -117,6 +117,11 @@ export const V3OptionsSchema = z.object({
     .optional(),
   /** Wayfarer's addition: what happens to alert/confirm/prompt/beforeunload. Default "dismiss". */
   dialogs: DialogPolicySchema.default("dismiss"),
+  /**
+   * Wayfarer's addition: model calls whose page outline is larger than this many tokens work on
+   * viewport-ordered chunks of it. `extract()` without an instruction always returns it whole.
+   */
+  outlineTokenBudget: z.number().int().min(500).max(1_000_000).default(12_000),
 });
 export type V3Options = z.input<typeof V3OptionsSchema>;
 export const KNOWN_OPTIONS = Object.keys(V3OptionsSchema.shape);
@@ -144,6 +149,28 @@ export function parseInput<S extends z.ZodType>(
     result.error.issues.map((i) => ({ path: i.path, message: i.message })),
   );
 }
+
+/** A selector as the reference takes it: XPath, `xpath=...`, or CSS with `>>` frame hops. */
+export const SelectorSchema = z
+  .string({ error: "expected a selector string (XPath or CSS)" })
+  .trim()
+  .min(1, { error: "expected a selector, not an empty string" });
+
+/** A page of this client: one of `client.context.pages()`, or the Playwright page under one. */
+export const PageOptionSchema = z.custom<object>((v) => typeof v === "object" && v !== null, {
+  error: "expected a page from client.context.pages()",
+});
+
+export const ExtractOptionsSchema = z.strictObject({
+  model: ModelConfigurationSchema.optional(),
+  timeout: z.lazy(() => TimeoutSchema).optional(),
+  selector: SelectorSchema.optional(),
+  ignoreSelectors: z.array(SelectorSchema).optional(),
+  screenshot: z.boolean().optional(),
+  page: PageOptionSchema.optional(),
+  serverCache: z.boolean().optional(),
+});
+export type ExtractOptions = z.input<typeof ExtractOptionsSchema>;
 
 /** Positive, bounded wait in ms: every public wait takes one; 0 or Infinity is refused. */
 export const TimeoutSchema = z

@@ -66,7 +66,7 @@ export async function closedShadowRoot(
 }
 
 /** The CDP session whose target renders `frame`: its own if it is out-of-process, else an ancestor's. */
-async function sessionOwning(page: Page, frame: Frame): Promise<CDPSession> {
+export async function sessionOwning(page: Page, frame: Frame): Promise<CDPSession> {
   for (let f: Frame | null = frame; f; f = f.parentFrame()) {
     try {
       return await page.context().newCDPSession(f);

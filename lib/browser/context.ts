@@ -8,6 +8,8 @@ import type { Logger } from "../log.js";
 import { type DialogPolicy, parseInput, TimeoutSchema } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { settleDialogs } from "./dialogs.js";
+import { watchDomActivity } from "./domActivity.js";
+import { networkActivity } from "./networkActivity.js";
 import { Page, type PageHooks } from "./page.js";
 
 export interface ContextSettings {
@@ -37,6 +39,7 @@ export class Context {
 
   /** Takes in the pages that exist already (attach, first page); the first becomes active. */
   async adoptExisting(): Promise<void> {
+    await watchDomActivity(this.playwrightContext);
     for (const p of this.playwrightContext.pages()) {
       this.adopt(p);
       await this.sized(p);
@@ -84,6 +87,7 @@ export class Context {
     this.wrapped.set(p, page);
     this.open.push(page);
     settleDialogs(p, this.settings.dialogs, this.settings.logger);
+    networkActivity(p);
     p.once("close", () => {
       const i = this.open.indexOf(page);
       if (i !== -1) this.open.splice(i, 1);

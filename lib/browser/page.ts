@@ -4,7 +4,7 @@
  */
 import type { Page as PlaywrightPage, Response } from "playwright-core";
 import { z } from "zod";
-import { parseInput, TimeoutSchema } from "../options.js";
+import { parseInput, SelectorSchema, TimeoutSchema } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocator.js";
 import { inPage } from "./inPage.js";
@@ -23,8 +23,6 @@ export type NavigationOptions = z.input<typeof NavigationOptionsSchema>;
 export const GotoUrlSchema = z
   .string({ error: "expected the URL to open, as a string" })
   .min(1, { error: "expected a non-empty URL" });
-
-const SelectorSchema = z.string({ error: "expected a selector string" }).min(1);
 
 export interface NavigationRecord {
   url: string;

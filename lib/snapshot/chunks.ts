@@ -1,0 +1,107 @@
+/**
+ * Outlines over the token budget are cut into chunks that callers walk with next/previous.
+ * Chunks are consecutive runs of outline lines, so each follows the page from top to bottom
+ * as the document flows; each starts with the lines of its first node's ancestors, so that a
+ * chunk read alone still says where it is (in which frame, form or dialog).
+ */
+import type { OutlineLine } from "./outline.js";
+
+/** Default token budget of one chunk (see the README's outline section). */
+export const DEFAULT_TOKEN_BUDGET = 12_000;
+
+/**
+ * Tokens of outline text, estimated without a tokenizer: the o200k tokenizer gives about 3.5
+ * characters per token on our outlines (measured by `npm run bench:snapshot`), so this errs
+ * on the side of smaller chunks.
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 3.2);
+}
+
+export interface Chunk {
+  index: number;
+  text: string;
+  /** Estimated tokens of `text`. */
+  tokens: number;
+  /** Vertical extent of its lines on the page, CSS px. */
+  top: number;
+  bottom: number;
+}
+
+export function chunkOutline(lines: OutlineLine[], budget: number): Chunk[] {
+  const chunks: Chunk[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    const context = ancestorsOf(lines, i);
+    const parts = context.map((l) => l.text);
+    let tokens = estimateTokens(parts.join("\n"));
+    let top = Number.POSITIVE_INFINITY;
+    let bottom = Number.NEGATIVE_INFINITY;
+    const first = i;
+    while (i < lines.length) {
+      const line = lines[i]!;
+      const cost = estimateTokens(line.text) + 1;
+      if (i > first && tokens + cost > budget) break;
+      parts.push(line.text);
+      tokens += cost;
+      top = Math.min(top, line.top);
+      bottom = Math.max(bottom, line.top);
+      i++;
+    }
+    chunks.push({ index: chunks.length, text: parts.join("\n"), tokens, top, bottom });
+  }
+  return chunks;
+}
+
+/** The chunk holding the top of the viewport, or the first one. */
+export function startChunk(chunks: Chunk[], viewport: { top: number }): number {
+  const found = chunks.findIndex((c) => c.bottom >= viewport.top);
+  return found === -1 ? 0 : found;
+}
+
+/** Walks the chunks of a snapshot from where the viewport is. */
+export class ChunkWalker {
+  private position: number;
+
+  constructor(
+    private readonly chunks: readonly Chunk[],
+    start = 0,
+  ) {
+    this.position = Math.min(Math.max(start, 0), Math.max(chunks.length - 1, 0));
+  }
+
+  current(): Chunk | undefined {
+    return this.chunks[this.position];
+  }
+
+  /** The next chunk down the page, or undefined at the last one (the position stays). */
+  next(): Chunk | undefined {
+    if (this.position >= this.chunks.length - 1) return undefined;
+    return this.chunks[++this.position];
+  }
+
+  /** The chunk before, or undefined at the first one (the position stays). */
+  previous(): Chunk | undefined {
+    if (this.position <= 0) return undefined;
+    return this.chunks[--this.position];
+  }
+}
+
+function depthOf(text: string): number {
+  let n = 0;
+  while (text.charCodeAt(n) === 32) n++;
+  return n;
+}
+
+function ancestorsOf(lines: OutlineLine[], index: number): OutlineLine[] {
+  const chain: OutlineLine[] = [];
+  let depth = depthOf(lines[index]?.text ?? "");
+  for (let j = index - 1; j >= 0 && depth > 0; j--) {
+    const d = depthOf(lines[j]!.text);
+    if (d < depth) {
+      chain.unshift(lines[j]!);
+      depth = d;
+    }
+  }
+  return chain;
+}

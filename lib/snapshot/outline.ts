@@ -1,0 +1,64 @@
+/**
+ * Joins the captured frames into one outline: each child frame's lines go under its iframe line,
+ * ids are numbered in document order across frames, and each id's selector runs through the
+ * iframe elements it lives in.
+ */
+import type { CapturedFrame } from "./captureFrames.js";
+
+export interface OutlineLine {
+  /** The line as written in the outline: indentation, `[id]` for elements that get one, text. */
+  text: string;
+  /** Distance from the top of the page, CSS px (frames offset by their iframe's position). */
+  top: number;
+}
+
+export interface Outline {
+  /** One line per meaningful node, two spaces per level. */
+  text: string;
+  lines: OutlineLine[];
+  /** Element id → selector (`xpath=` + absolute XPath through iframes, `//` at shadow roots). */
+  selectors: Record<string, string>;
+  /** Element id → absolute URL, for links. */
+  urls: Record<string, string>;
+  /** The main frame's viewport when captured, for viewport ordering. */
+  viewport: { top: number; height: number };
+}
+
+const INDENT = "  ";
+
+/** `prefix`: the selector of the frame the capture starts in (iframe elements above it). */
+export function assembleOutline(root: CapturedFrame, prefix = ""): Outline {
+  const outline: Outline = {
+    text: "",
+    lines: [],
+    selectors: {},
+    urls: {},
+    viewport: { top: root.lines.scrollY, height: root.lines.viewportHeight },
+  };
+  let nextId = 1;
+  const walk = (
+    frame: CapturedFrame,
+    pathPrefix: string,
+    depthOffset: number,
+    topOffset: number,
+  ) => {
+    const l = frame.lines;
+    for (let i = 0; i < l.text.length; i++) {
+      const depth = depthOffset + l.depth[i]!;
+      let body = l.text[i]!;
+      if (l.interactive[i]) {
+        const id = String(nextId++);
+        outline.selectors[id] = `xpath=${pathPrefix}${l.path[i]}`;
+        if (l.url[i]) outline.urls[id] = l.url[i]!;
+        body = `[${id}] ${body}`;
+      }
+      const top = topOffset + l.top[i]!;
+      outline.lines.push({ text: INDENT.repeat(depth) + body, top });
+      const child = l.frame[i]! >= 0 ? frame.children.get(l.frame[i]!) : undefined;
+      if (child) walk(child, pathPrefix + l.path[i], depth + 1, top);
+    }
+  };
+  walk(root, prefix, 0, 0);
+  outline.text = outline.lines.map((line) => line.text).join("\n");
+  return outline;
+}

@@ -1,0 +1,132 @@
+/**
+ * The page as the model sees it: settle → resolve scope and ignored elements → capture every
+ * frame → one outline with its id maps → chunks. Callers give the deadline; every wait here
+ * is bounded by it.
+ */
+import { randomUUID } from "node:crypto";
+import type { ElementHandle, Frame, Page } from "playwright-core";
+import { AmbiguousSelectorError, disposeAll, resolveSelector } from "../browser/elementResolver.js";
+import { parseSelector } from "../browser/selector.js";
+import {
+  ServiceDomProcessError,
+  ServiceError,
+  ServiceEvalError,
+  XPathResolutionError,
+} from "../errors.js";
+import type { Logger } from "../log.js";
+import { type Deadline, sleep } from "../timeout.js";
+import { captureFrame, type FrameMarks, framePrefix, isContextLoss } from "./captureFrames.js";
+import { type Chunk, chunkOutline, DEFAULT_TOKEN_BUDGET, startChunk } from "./chunks.js";
+import { assembleOutline, type Outline } from "./outline.js";
+import { settle } from "./settle.js";
+
+export interface SnapshotRequest {
+  /** Only this element's subtree (XPath, `xpath=`, or CSS with `>>` frame hops). */
+  selector?: string;
+  /** Every match of each, with its descendants, is left out. */
+  ignoreSelectors?: string[];
+  /** Longest wait for a quiet DOM and network before capturing. */
+  domSettleTimeout: number;
+  /** Token budget of one chunk. */
+  tokenBudget?: number;
+}
+
+export interface Snapshot extends Outline {
+  /** The outline cut into viewport-ordered pieces within the token budget. */
+  chunks: Chunk[];
+  /** Index of the chunk holding the top of the viewport: where a walk starts. */
+  startChunk: number;
+}
+
+/** A capture that meets a document being replaced starts over, this many times at most. */
+const ATTEMPTS = 4;
+
+export async function takeSnapshot(
+  page: Page,
+  request: SnapshotRequest,
+  deadline: Deadline,
+  logger: Logger,
+): Promise<Snapshot> {
+  deadline.step("settle");
+  await settle(page, Math.min(request.domSettleTimeout, deadline.remaining()), logger);
+  for (let attempt = 1; ; attempt++) {
+    deadline.step(attempt === 1 ? "capture" : `capture (attempt ${attempt})`);
+    try {
+      const outline = await captureOnce(page, request);
+      const chunks = chunkOutline(outline.lines, request.tokenBudget ?? DEFAULT_TOKEN_BUDGET);
+      return { ...outline, chunks, startChunk: startChunk(chunks, outline.viewport) };
+    } catch (error) {
+      if (error instanceof ServiceError || attempt >= ATTEMPTS || !isContextLoss(error)) {
+        throw toSnapshotError(error);
+      }
+      logger.debug("snapshot", "the document changed during the capture; starting over", {
+        attempt,
+      });
+      await sleep(50 * attempt, deadline.signal);
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+    }
+  }
+}
+
+async function captureOnce(page: Page, request: SnapshotRequest): Promise<Outline> {
+  const owned: ElementHandle[] = [];
+  try {
+    const marks: FrameMarks = { ignore: new Map() };
+    let start: Frame = page.mainFrame();
+    if (request.selector) {
+      const { frame, handle } = await resolveScope(page, request.selector);
+      owned.push(handle);
+      marks.scope = handle;
+      start = frame;
+    }
+    for (const selector of request.ignoreSelectors ?? []) {
+      const { frame, handles } = await resolveSelector(page, parseSelector(selector));
+      owned.push(...handles);
+      marks.ignore.set(frame, [...(marks.ignore.get(frame) ?? []), ...handles]);
+    }
+    const key = `__wayfarer_${randomUUID().replaceAll("-", "")}`;
+    const captured = await captureFrame(page, start, key, marks);
+    return assembleOutline(captured, await framePrefix(start));
+  } finally {
+    await disposeAll(owned);
+  }
+}
+
+async function resolveScope(
+  page: Page,
+  selector: string,
+): Promise<{ frame: Frame; handle: ElementHandle }> {
+  let resolution: Awaited<ReturnType<typeof resolveSelector>>;
+  try {
+    resolution = await resolveSelector(page, parseSelector(selector));
+  } catch (error) {
+    if (error instanceof AmbiguousSelectorError) {
+      throw new XPathResolutionError(selector, error.message, { cause: error });
+    }
+    throw error;
+  }
+  const [first, ...rest] = resolution.handles;
+  if (!first) {
+    throw new XPathResolutionError(
+      selector,
+      resolution.note ?? "it matches no element in the page or its frames",
+    );
+  }
+  if (rest.length) {
+    await disposeAll(resolution.handles);
+    throw new XPathResolutionError(
+      selector,
+      `it matches ${resolution.handles.length} elements; a scope is one element`,
+    );
+  }
+  return { frame: resolution.frame, handle: first };
+}
+
+function toSnapshotError(error: unknown): unknown {
+  if (error instanceof ServiceError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/SyntaxError|is not a valid XPath|Failed to execute 'evaluate'/.test(message)) {
+    return new ServiceEvalError(message, { cause: error });
+  }
+  return new ServiceDomProcessError(message, { cause: error });
+}
