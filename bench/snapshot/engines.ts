@@ -70,15 +70,12 @@ export async function startWayfarer(executable: ResolvedExecutable): Promise<Eng
   await client.init();
   const page = client.context.activePage();
   if (!page) throw new Error("wayfarer: the client has no page after init()");
-  // TODO(snapshot engine): call client.extract() directly once it exists.
-  const extract = (client as unknown as { extract?: () => Promise<{ pageText: string }> }).extract;
   return {
     name: "wayfarer",
     goto: async (url) => {
       await page.goto(url, { waitUntil: "load", timeout: NAVIGATION_TIMEOUT_MS });
     },
-    snapshot:
-      typeof extract === "function" ? async () => (await extract.call(client)).pageText : undefined,
+    snapshot: async () => (await client.extract()).pageText,
     evaluate: (expression) => page.evaluate(expression),
     browserVersion: async () => client.context.playwrightContext.browser()?.version() ?? "unknown",
     close: () => client.close(),

@@ -4,9 +4,11 @@
  * the root back to Playwright the same way, so the rest of the resolver stays in Playwright.
  */
 import { randomUUID } from "node:crypto";
-import type { CDPSession, ElementHandle, Frame, JSHandle, Page } from "playwright-core";
+import type { ElementHandle, Frame, JSHandle, Page } from "playwright-core";
+import { frameContext } from "./frameSessions.js";
 
 type Stash = Record<string, unknown>;
+const GROUP = "wayfarer-locator";
 
 export async function closedShadowRoot(
   page: Page,
@@ -14,65 +16,49 @@ export async function closedShadowRoot(
   host: ElementHandle,
 ): Promise<JSHandle | undefined> {
   const key = `__wayfarer_${randomUUID().replaceAll("-", "")}`;
-  let session: CDPSession | undefined;
+  const global = `globalThis[${JSON.stringify(key)}]`;
+  let release: (() => Promise<unknown>) | undefined;
   try {
     // Non-enumerable and removed at once: page scripts listing globals do not see it.
     await host.evaluate((el, k) => {
       Object.defineProperty(globalThis, k, { value: el, configurable: true, enumerable: false });
     }, key);
-    session = await sessionOwning(page, frame);
-    const contexts: number[] = [];
-    session.on("Runtime.executionContextCreated", (event) => {
-      const aux = event.context.auxData as { isDefault?: boolean } | undefined;
-      if (aux?.isDefault) contexts.push(event.context.id);
+    const found = await frameContext(page, frame, global);
+    if (!found) return undefined;
+    const { session, contextId } = found;
+    release = () => session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP });
+    const { result } = await session.send("Runtime.evaluate", {
+      expression: global,
+      contextId,
+      objectGroup: GROUP,
     });
-    // Enabling replays every existing context as an event before it answers.
-    await session.send("Runtime.enable");
-    for (const contextId of contexts) {
-      const { result } = await session.send("Runtime.evaluate", {
-        expression: `globalThis[${JSON.stringify(key)}]`,
-        contextId,
-      });
-      if (result.subtype !== "node" || !result.objectId) continue;
-      const { node } = await session.send("DOM.describeNode", {
-        objectId: result.objectId,
-        depth: 1,
-        pierce: true,
-      });
-      // Form controls carry a user-agent root of their own: that is not the page's.
-      const root = node.shadowRoots?.find((r) => r.shadowRootType !== "user-agent");
-      if (!root) return undefined;
-      const { object } = await session.send("DOM.resolveNode", {
-        backendNodeId: root.backendNodeId,
-        executionContextId: contextId,
-      });
-      await session.send("Runtime.callFunctionOn", {
-        objectId: object.objectId!,
-        functionDeclaration:
-          "function (k) { Object.defineProperty(globalThis, k, { value: this, configurable: true, enumerable: false }); }",
-        arguments: [{ value: key }],
-      });
-      return await frame.evaluateHandle((k) => (globalThis as unknown as Stash)[k], key);
-    }
-    return undefined;
+    if (result.subtype !== "node" || !result.objectId) return undefined;
+    const { node } = await session.send("DOM.describeNode", {
+      objectId: result.objectId,
+      depth: 1,
+      pierce: true,
+    });
+    // Form controls carry a user-agent root of their own: that is not the page's.
+    const root = node.shadowRoots?.find((r) => r.shadowRootType !== "user-agent");
+    if (!root) return undefined;
+    const { object } = await session.send("DOM.resolveNode", {
+      backendNodeId: root.backendNodeId,
+      executionContextId: contextId,
+      objectGroup: GROUP,
+    });
+    await session.send("Runtime.callFunctionOn", {
+      objectId: object.objectId!,
+      functionDeclaration:
+        "function (k) { Object.defineProperty(globalThis, k, { value: this, configurable: true, enumerable: false }); }",
+      arguments: [{ value: key }],
+    });
+    return await frame.evaluateHandle((k) => (globalThis as unknown as Stash)[k], key);
   } finally {
     await frame
       .evaluate((k) => {
         delete (globalThis as unknown as Stash)[k];
       }, key)
       .catch(() => {});
-    await session?.detach().catch(() => {});
+    await release?.().catch(() => {});
   }
-}
-
-/** The CDP session whose target renders `frame`: its own if it is out-of-process, else an ancestor's. */
-export async function sessionOwning(page: Page, frame: Frame): Promise<CDPSession> {
-  for (let f: Frame | null = frame; f; f = f.parentFrame()) {
-    try {
-      return await page.context().newCDPSession(f);
-    } catch {
-      // An in-process frame has no session of its own: its parent's target renders it.
-    }
-  }
-  return page.context().newCDPSession(page);
 }

@@ -29,24 +29,23 @@ export interface FrameMarks {
 
 const SERIALIZE = inPage(serializeFrame);
 
-const INSTALL = inPage((key: string) => {
-  const stash: FrameStash = { roots: [], candidates: [], frames: [] };
-  // Non-enumerable and removed after the capture: page scripts listing globals do not see it.
-  Object.defineProperty(globalThis, key, { value: stash, configurable: true, enumerable: false });
-});
-
 const REMOVE = inPage((key: string) => {
   delete (globalThis as unknown as Record<string, unknown>)[key];
 });
 
 const MARK_SCOPE = inPage((el: Element, { key, path }: { key: string; path: string }) => {
-  const stash = (globalThis as unknown as Record<string, FrameStash>)[key]!;
+  const g = globalThis as unknown as Record<string, FrameStash>;
+  // Non-enumerable and removed after the capture: page scripts listing globals do not see it.
+  if (!g[key]) Object.defineProperty(g, key, { value: {}, configurable: true, enumerable: false });
+  const stash = g[key]!;
   stash.scope = el;
   stash.scopePath = path;
 });
 
 const MARK_IGNORED = inPage((el: Element, key: string) => {
-  const stash = (globalThis as unknown as Record<string, FrameStash>)[key]!;
+  const g = globalThis as unknown as Record<string, FrameStash>;
+  if (!g[key]) Object.defineProperty(g, key, { value: {}, configurable: true, enumerable: false });
+  const stash = g[key]!;
   stash.ignore ??= new Set();
   stash.ignore.add(el);
 });
@@ -64,7 +63,6 @@ export async function captureFrame(
   key: string,
   marks: FrameMarks,
 ): Promise<CapturedFrame> {
-  await frame.evaluate(INSTALL, key);
   try {
     if (marks.scope) {
       const path = await marks.scope.evaluate(ELEMENT_PATH);
@@ -79,17 +77,21 @@ export async function captureFrame(
     const children = new Map<number, CapturedFrame>();
     if (lines.frame.some((f) => f >= 0)) {
       const childMarks: FrameMarks = { ignore: marks.ignore };
+      // Where a frame goes and what it holds are asked at once: one wait instead of two.
       await Promise.all(
         frame.childFrames().map(async (child) => {
-          const index = await ownerIndex(child, key);
-          if (index < 0) return;
-          children.set(index, await captureChild(page, child, key, childMarks));
+          const [index, captured] = await Promise.all([
+            ownerIndex(child, key),
+            captureChild(page, child, key, childMarks),
+          ]);
+          if (index >= 0) children.set(index, captured);
         }),
       );
     }
     return { lines, children };
   } finally {
-    await frame.evaluate(REMOVE, key).catch(() => {});
+    // Not awaited: nothing later in this capture reads the stash, and the next uses a new key.
+    frame.evaluate(REMOVE, key).catch(() => {});
   }
 }
 

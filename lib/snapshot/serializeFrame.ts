@@ -14,6 +14,8 @@ export interface FrameStash {
   roots: ShadowRoot[];
   /** Hosts that may carry a closed shadow root (filled by the walk). */
   candidates: Element[];
+  /** Hosts CDP has looked at already. */
+  checked: WeakSet<Element>;
   /** The iframe elements of the frame's lines, in line order (filled by the walk). */
   frames: Element[];
   /** Only this element's subtree is outlined. */
@@ -45,7 +47,12 @@ export interface FrameLines {
 }
 
 export function serializeFrame(key: string): FrameLines {
-  const stash = (globalThis as unknown as Record<string, FrameStash>)[key]!;
+  const g = globalThis as unknown as Record<string, FrameStash>;
+  // Non-enumerable and removed after the capture: page scripts listing globals do not see it.
+  if (!g[key]) Object.defineProperty(g, key, { value: {}, configurable: true, enumerable: false });
+  const stash = g[key]!;
+  stash.roots ??= [];
+  stash.checked ??= new WeakSet();
   stash.candidates = [];
   stash.frames = [];
   const closedRoots = new Map<Element, ShadowRoot>();
@@ -397,6 +404,7 @@ export function serializeFrame(key: string): FrameLines {
 
   function maybeCandidate(el: Element): void {
     const tag = el.localName;
+    if (stash.checked.has(el)) return;
     const custom = tag.includes("-");
     if (!custom && !ATTACHABLE.has(tag)) return;
     if (custom && customElements.get(tag)) {
