@@ -130,6 +130,11 @@ export class DeepLocator {
     return this.act("innerText", options, (el) => el.innerText());
   }
 
+  getAttribute(name: string, options: LocatorActionOptions = {}) {
+    const attribute = parseInput(Text, name, `${this}.getAttribute.name`);
+    return this.act("getAttribute", options, (el) => el.getAttribute(attribute));
+  }
+
   inputValue(options: LocatorActionOptions = {}) {
     return this.act("inputValue", options, (el) => el.inputValue());
   }

@@ -18,7 +18,8 @@ export function elementPath(el: Element): string {
       if (c === node) break;
     }
     if (parent?.nodeType === 11) {
-      path = `//${step(node, n)}${path}`;
+      // As in the outline's selectors: the plain XPath reading must match nothing here.
+      path = `//${step(node, n)}[not(parent::*)]${path}`;
       node = (parent as ShadowRoot).host;
     } else {
       path = `/${step(node, Math.max(n, 1))}${path}`;

@@ -83,7 +83,6 @@ export function serializeFrame(key: string): FrameLines {
     "textbox",
     "searchbox",
     "combobox",
-    "listbox",
     "slider",
     "spinbutton",
     "treeitem",
@@ -122,6 +121,9 @@ export function serializeFrame(key: string): FrameLines {
     "region",
     "table",
     "iframe",
+    "listbox",
+    "menu",
+    "tablist",
   ]);
   const ATTACHABLE = new Set([
     "article",
@@ -305,7 +307,7 @@ export function serializeFrame(key: string): FrameLines {
     return collapse(s);
   }
 
-  function nameOf(el: Element, role: string, children: Entry[]): string {
+  function nameOf(el: Element, children: Entry[], fromContent: boolean): string {
     const labelledBy = el.getAttribute("aria-labelledby");
     if (labelledBy) {
       const s = textOfIds(el, labelledBy);
@@ -330,7 +332,7 @@ export function serializeFrame(key: string): FrameLines {
     }
     if (tag === "img" || tag === "area") return collapse(el.getAttribute("alt") ?? "");
     if (tag === "iframe" || tag === "frame") return collapse(el.getAttribute("title") ?? "");
-    if (NAME_FROM_CONTENT.has(role) || tag === "button" || tag === "summary") {
+    if (fromContent) {
       const s = contentText(children);
       if (s) return s;
       if (tag === "button") {
@@ -441,13 +443,19 @@ export function serializeFrame(key: string): FrameLines {
     inLabel: boolean;
   }
 
+  /**
+   * Selectors of a node's element children. Below a shadow root (`//`), the first step also says
+   * "whose parent is not an element": read as plain XPath the selector then matches nothing in
+   * the light DOM, so the resolver reads it with shadow boundaries (see the README).
+   */
   function childPaths(parent: ParentNode, prefix: string, sep: string): Map<Node, string> {
     const paths = new Map<Node, string>();
     const counts = new Map<string, number>();
+    const mark = sep === "//" ? "[not(parent::*)]" : "";
     for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
       const n = (counts.get(c.localName) ?? 0) + 1;
       counts.set(c.localName, n);
-      paths.set(c, `${prefix}${sep}${step(c, n)}`);
+      paths.set(c, `${prefix}${sep}${step(c, n)}${mark}`);
     }
     return paths;
   }
@@ -477,6 +485,7 @@ export function serializeFrame(key: string): FrameLines {
       visible &&
       (WIDGETS.has(role) ||
         (tag === "a" && el.hasAttribute("href")) ||
+        tag === "select" ||
         editable ||
         (htmlEl.tabIndex >= 0 && el.hasAttribute("tabindex")) ||
         el.hasAttribute("onclick") ||
@@ -509,7 +518,7 @@ export function serializeFrame(key: string): FrameLines {
         t: 3,
         el,
         role: "iframe",
-        name: nameOf(el, "iframe", children),
+        name: nameOf(el, children, false),
         states: "",
         interactive: false,
         path,
@@ -534,6 +543,8 @@ export function serializeFrame(key: string): FrameLines {
           const summary = [...el.children].find((c) => c.localName === "summary");
           if (summary)
             visitElement(summary, childPaths(el, path, "/").get(summary)!, children, childCtx);
+        } else if (tag === "textarea") {
+          // Its words are its value, shown as such.
         } else if (tag === "slot") {
           visitSlot(el as HTMLSlotElement, path, children, childCtx);
         } else if (el.firstChild) {
@@ -576,9 +587,20 @@ export function serializeFrame(key: string): FrameLines {
       else acc.push({ t: 1 }, ...children, { t: 1 });
       return;
     }
-    const name = nameOf(el, role, children);
+    // A clickable element without a role is named by its words, as a button would be.
+    const fromContent =
+      NAME_FROM_CONTENT.has(role) ||
+      tag === "button" ||
+      tag === "summary" ||
+      (!role && !scrollable);
+    const name = nameOf(el, children, fromContent);
     let kept = children;
-    if (name && (NAME_FROM_CONTENT.has(role) || tag === "button" || tag === "summary")) {
+    let states = statesOf(el, role);
+    if (editable) {
+      const text = contentText(children);
+      if (text) states = ` value=${quote(text)}${states}`;
+      kept = children.filter((c) => c.t === 3);
+    } else if (name && fromContent) {
       // Its words are its name already: keep only what can be acted on inside it.
       kept = children.filter((c) => c.t === 3 && (c.interactive || hasInteractive(c)));
     }
@@ -590,7 +612,7 @@ export function serializeFrame(key: string): FrameLines {
       el,
       role: lineRole,
       name,
-      states: statesOf(el, role) + (scrollable && lineRole !== "scrollable" ? " scrollable" : ""),
+      states: states + (scrollable && lineRole !== "scrollable" ? " scrollable" : ""),
       interactive,
       path,
       url: tag === "a" || tag === "area" ? ((el as HTMLAnchorElement).href ?? "") : "",
@@ -639,7 +661,7 @@ export function serializeFrame(key: string): FrameLines {
         runEl ??= e.el;
       } else if (e.t === 1) flush();
       else if (e.t === 2) {
-        if (collapse(run)) run += " | ";
+        if (collapse(run) && !run.endsWith(" | ")) run += " | ";
       } else {
         flush();
         const body = `${e.role}${e.name ? ` ${quote(e.name)}` : ""}${e.states}`;

@@ -5,12 +5,19 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ElementHandle, Frame, Page } from "playwright-core";
-import { AmbiguousSelectorError, disposeAll, resolveSelector } from "../browser/elementResolver.js";
+import {
+  AmbiguousSelectorError,
+  disposeAll,
+  type Resolution,
+  resolveSelector,
+} from "../browser/elementResolver.js";
 import { parseSelector } from "../browser/selector.js";
 import {
   ServiceDomProcessError,
   ServiceError,
   ServiceEvalError,
+  ServiceIframeError,
+  ServiceShadowRootMissingError,
   XPathResolutionError,
 } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -80,7 +87,7 @@ async function captureOnce(page: Page, request: SnapshotRequest): Promise<Outlin
       start = frame;
     }
     for (const selector of request.ignoreSelectors ?? []) {
-      const { frame, handles } = await resolveSelector(page, parseSelector(selector));
+      const { frame, handles } = await resolveAll(page, selector);
       owned.push(...handles);
       marks.ignore.set(frame, [...(marks.ignore.get(frame) ?? []), ...handles]);
     }
@@ -96,22 +103,9 @@ async function resolveScope(
   page: Page,
   selector: string,
 ): Promise<{ frame: Frame; handle: ElementHandle }> {
-  let resolution: Awaited<ReturnType<typeof resolveSelector>>;
-  try {
-    resolution = await resolveSelector(page, parseSelector(selector));
-  } catch (error) {
-    if (error instanceof AmbiguousSelectorError) {
-      throw new XPathResolutionError(selector, error.message, { cause: error });
-    }
-    throw error;
-  }
+  const resolution = await resolveAll(page, selector);
   const [first, ...rest] = resolution.handles;
-  if (!first) {
-    throw new XPathResolutionError(
-      selector,
-      resolution.note ?? "it matches no element in the page or its frames",
-    );
-  }
+  if (!first) throw missingScope(selector, resolution.note);
   if (rest.length) {
     await disposeAll(resolution.handles);
     throw new XPathResolutionError(
@@ -120,6 +114,37 @@ async function resolveScope(
     );
   }
   return { frame: resolution.frame, handle: first };
+}
+
+/** Every element `selector` matches, with selector mistakes raised as the reference's errors. */
+async function resolveAll(page: Page, selector: string): Promise<Resolution> {
+  try {
+    return await resolveSelector(page, parseSelector(selector));
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof AmbiguousSelectorError) {
+      throw new XPathResolutionError(selector, message, { cause: error });
+    }
+    if (/not a valid XPath|invalid selector|Unexpected token|while parsing/i.test(message)) {
+      throw new XPathResolutionError(selector, "it is not a valid selector", { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** Why a scope selector found nothing, as the reference's error for that case. */
+function missingScope(selector: string, note: string | undefined): ServiceError {
+  const noRoot = note?.match(/^xpath=(.*) has no shadow root$/);
+  if (noRoot) return new ServiceShadowRootMissingError(`xpath=${noRoot[1]}`);
+  const noDocument = note?.match(/^frame (.*) has no document yet$/);
+  if (noDocument) {
+    return new ServiceIframeError(noDocument[1]!, "its document is not loaded yet; try again");
+  }
+  return new XPathResolutionError(
+    selector,
+    note ?? "it matches no element in the page or its frames",
+  );
 }
 
 function toSnapshotError(error: unknown): unknown {

@@ -2,10 +2,12 @@
  * Serves test/fixtures on 127.0.0.1 (and so also on "localhost", a different site: a frame from
  * one inside a page from the other is cross-site, which Chromium puts in its own process).
  */
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
+import type { Duplex } from "node:stream";
 import { afterAll, beforeAll } from "vitest";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
@@ -23,9 +25,14 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
+const WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+
 export async function startStaticServer(): Promise<StaticServer> {
+  const sockets = new Set<Duplex>();
   const server: Server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
+    // A request that never answers (a long-poll): it ends when the server closes.
+    if (path === "/__hang") return;
     if (path.includes("..")) return void res.writeHead(400).end();
     try {
       const body = await readFile(join(FIXTURES, path === "/" ? "basic.html" : path));
@@ -35,6 +42,17 @@ export async function startStaticServer(): Promise<StaticServer> {
     } catch {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
     }
+  });
+  // Any websocket is accepted and then kept open, silent, until the server closes.
+  server.on("upgrade", (req, socket) => {
+    const key = String(req.headers["sec-websocket-key"] ?? "");
+    const accept = createHash("sha1").update(`${key}${WEBSOCKET_GUID}`).digest("base64");
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -46,6 +64,7 @@ export async function startStaticServer(): Promise<StaticServer> {
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };

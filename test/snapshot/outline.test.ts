@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { useClients } from "../support/clients.js";
+import {
+  expectIdsResolve,
+  expectVisibleTextIn,
+  linesById,
+  refsIn,
+  snapshotOf,
+} from "../support/outline.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const server = useStaticServer();
+const clients = useClients();
+
+describe("outline of a form", () => {
+  async function openForm() {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(server.url("outline/form.html"));
+    await page.playwrightPage.fill("#password", "hunter2-very-secret");
+    return client;
+  }
+
+  it("gives every interactive element an id that resolves to it, and shows every visible text", async () => {
+    const client = await openForm();
+    const snapshot = await snapshotOf(client);
+    await expectIdsResolve(client, snapshot, refsIn("outline/form.html"));
+    await expectVisibleTextIn(client, snapshot);
+  });
+
+  it("states what matters: values, checked, selected, disabled, expanded, required", async () => {
+    const client = await openForm();
+    const lines = [...linesById(await snapshotOf(client)).values()];
+    const line = (start: string) => lines.find((l) => l.includes(start)) ?? "";
+    expect(line('textbox "Email"')).toContain('value="ada@example.test" required');
+    expect(line('combobox "Country"')).toContain('value="Germany"');
+    expect(line('checkbox "Subscribe"')).toContain("checked");
+    expect(line('radio "Fast"')).toContain("checked");
+    expect(line('radio "Slow"')).not.toContain("checked");
+    expect(line('button "Later"')).toContain("disabled");
+    expect(line('combobox "Size"')).toContain("expanded");
+    expect(line('button "More"')).toContain("collapsed");
+    expect(line('option "Medium"')).toContain("selected");
+    expect(line('textbox "Notes"')).toContain('value="Leave at the door"');
+    expect(line("scrollable")).toMatch(/^\[\d+\] scrollable$/);
+    expect(line('textbox "Editor"')).toContain('value="Editable text"');
+  });
+
+  it("lists the options of selects under them, the chosen ones marked", async () => {
+    const client = await openForm();
+    const text = (await snapshotOf(client)).text;
+    expect(text).toMatch(
+      /\[\d+\] combobox "Country" value="Germany"\n\s+option "France"\n\s+option "Germany" selected\n\s+option "Italy"/,
+    );
+    expect(text).toMatch(
+      /listbox "Extras"\n\s+option "Gift wrap" selected\n\s+option "Express"\n\s+option "Insurance" selected/,
+    );
+  });
+
+  it("never shows a password, or a card code, only that they are filled", async () => {
+    const client = await openForm();
+    const snapshot = await snapshotOf(client);
+    expect(snapshot.text).not.toContain("hunter2");
+    expect(snapshot.text).not.toContain("321");
+    expect(snapshot.text).toMatch(/\[\d+\] textbox "Password" filled/);
+    expect(snapshot.text).toMatch(/\[\d+\] textbox "Card code" filled/);
+  });
+
+  it("leaves out what is not rendered, and keeps words out of the outline once they name something", async () => {
+    const client = await openForm();
+    const { text } = await snapshotOf(client);
+    for (const hidden of [
+      "HIDDEN-DISPLAY",
+      "HIDDEN-VISIBILITY",
+      "HIDDEN-ATTRIBUTE",
+      "HIDDEN-INPUT-VALUE",
+      "HIDDEN-IN-DETAILS",
+      "Ghost",
+    ]) {
+      expect(text).not.toContain(hidden);
+    }
+    // The label "Email" names the textbox; it is not repeated as a line of its own.
+    expect(text.match(/Email/g)).toHaveLength(1);
+    expect(text).toMatch(/\[\d+\] link "Card title Card text"/);
+    expect(text).toContain("Item | Price");
+    expect(text).toContain("Tea | $3");
+    expect(text).toContain('img "Logo picture"');
+    expect(text).toContain("Fill in every field, then press Send.");
+  });
+
+  it("maps link ids to their absolute URLs", async () => {
+    const client = await openForm();
+    const snapshot = await snapshotOf(client);
+    const ids = linesById(snapshot);
+    const idOf = (name: string) => [...ids].find(([, l]) => l.includes(`link "${name}"`))![0];
+    expect(snapshot.urls[idOf("Home")]).toBe(`${server.origin}/home`);
+    expect(snapshot.urls[idOf("Help")]).toBe(`${server.origin}/outline/help.html?q=1`);
+    expect(Object.keys(snapshot.urls)).toHaveLength(3);
+    // The outline names ids, never URLs.
+    expect(snapshot.text).not.toContain("help.html");
+  });
+});
+
+describe("shadow roots", () => {
+  it("goes into open and closed roots (nested, declarative) and slots, with selectors that reach each element", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    for (const file of ["shadow.html", "outline/shadow-slots.html"]) {
+      await page.goto(server.url(file));
+      const snapshot = await snapshotOf(client);
+      const names = [...linesById(snapshot).values()].map((l) => l.replace(/^\[\d+\] /, ""));
+      if (file === "shadow.html") {
+        expect(names).toEqual([
+          'button "Open"',
+          'button "Second"',
+          'button "Nested"',
+          'button "Closed"',
+          "textbox",
+          'button "Declared"',
+        ]);
+        for (const [id, selector] of Object.entries(snapshot.selectors)) {
+          const expected = names[Number(id) - 1]!.match(/"(.*)"/)?.[1];
+          if (expected) expect(await page.deepLocator(selector).textContent()).toBe(expected);
+        }
+      } else {
+        await expectIdsResolve(client, snapshot, refsIn(file));
+        expect(snapshot.text).toContain('heading "Slotted title"');
+        expect(snapshot.text).toContain("Light of inner");
+        expect(snapshot.text).not.toContain("Fallback title");
+      }
+    }
+  });
+});
