@@ -78,11 +78,12 @@ export async function captureFrame(
     if (lines.frame.some((f) => f >= 0)) {
       const childMarks: FrameMarks = { ignore: marks.ignore };
       // Where a frame goes and what it holds are asked at once: one wait instead of two.
+      // Each frame its own key: frames sharing a process are told apart by it over CDP.
       await Promise.all(
-        frame.childFrames().map(async (child) => {
+        frame.childFrames().map(async (child, i) => {
           const [index, captured] = await Promise.all([
             ownerIndex(child, key),
-            captureChild(page, child, key, childMarks),
+            captureChild(page, child, `${key}_${i}`, childMarks),
           ]);
           if (index >= 0) children.set(index, captured);
         }),

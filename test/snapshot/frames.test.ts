@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client } from "../../lib/index.js";
+import { useClients } from "../support/clients.js";
+import {
+  expectIdsResolve,
+  expectVisibleTextIn,
+  linesById,
+  refsIn,
+  snapshotOf,
+} from "../support/outline.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const server = useStaticServer();
+const clients = useClients();
+
+const FRAME_FILES = [
+  "outline/frames-outer.html",
+  "outline/frames-same.html",
+  "outline/frames-cross.html",
+  "outline/frames-deep.html",
+  "outline/frames-deep.html",
+];
+
+/** URLs of the frames the browser runs in processes of their own. */
+async function outOfProcessFrames(client: Client): Promise<string[]> {
+  const session = await client.context.playwrightContext.browser()!.newBrowserCDPSession();
+  const { targetInfos } = await session.send("Target.getTargets");
+  await session.detach();
+  return targetInfos.filter((t) => t.type === "iframe").map((t) => new URL(t.url).pathname);
+}
+
+for (const profile of ["local", "serverless"] as const) {
+  describe(`frames, ${profile} profile`, () => {
+    const previous = process.env.WAYFARER_BROWSER_PROFILE;
+    beforeAll(() => {
+      process.env.WAYFARER_BROWSER_PROFILE = profile;
+    });
+    afterAll(() => {
+      if (previous === undefined) delete process.env.WAYFARER_BROWSER_PROFILE;
+      else process.env.WAYFARER_BROWSER_PROFILE = previous;
+    });
+
+    const outer = () =>
+      `${server.url("outline/frames-outer.html")}?other=${encodeURIComponent(server.otherSite)}`;
+
+    it("captures nested same-site and cross-site frames in place, right after goto", async () => {
+      const client = await clients.open();
+      await client.context.activePage()!.goto(outer());
+      const snapshot = await snapshotOf(client);
+      const oopifs = await outOfProcessFrames(client);
+      if (profile === "local") {
+        // Each cross-site frame runs in a process of its own; the cross frame's child is of
+        // its parent's site and shares that process.
+        expect(oopifs.sort()).toEqual(["/outline/frames-cross.html", "/outline/frames-deep.html"]);
+      } else {
+        expect(oopifs).toEqual([]);
+      }
+      expect(snapshot.text).toMatch(
+        /iframe "Same site"\n {2}Same-site text\n {2}\[\d+\] button "Same button"\n {2}Open shadow text\n {2}\[\d+\] button "Shadow in frame"\n {2}iframe "Deep cross"\n {4}Deep text\n {4}\[\d+\] link "Deep link"/,
+      );
+      expect(snapshot.text).toMatch(
+        /iframe "Cross site"\n {2}Cross-site text\n {2}\[\d+\] button "Cross button"\n {2}Closed shadow text\n {2}\[\d+\] button "Closed in frame"\n {2}iframe "Cross child"\n {4}Deep text/,
+      );
+      await expectIdsResolve(client, snapshot, refsIn(...FRAME_FILES));
+      await expectVisibleTextIn(client, snapshot);
+    });
+
+    it("keeps an out-of-process frame's content right after any number of actions in the tab", async () => {
+      const client = await clients.open();
+      const page = client.context.activePage()!;
+      await page.goto(outer());
+      for (let n = 1; n <= 3; n++) {
+        const before = await snapshotOf(client);
+        const id = [...linesById(before)].find(([, l]) => l.includes('"Cross'))![0];
+        await page.deepLocator(before.selectors[id]!).click();
+        const after = await snapshotOf(client);
+        expect(after.text).toContain(`button "Cross clicked ${n}"`);
+        expect(after.text).toContain('button "Closed in frame"');
+        expect(after.text.match(/Outer page/g)).toHaveLength(1);
+      }
+    });
+
+    it("follows a tab through reloads: 20 frames stay 20, and each capture says the same", async () => {
+      const client = await clients.open();
+      const page = client.context.activePage()!;
+      const url = `${server.url("outline/twenty-frames.html")}?other=${encodeURIComponent(server.otherSite)}`;
+      await page.goto(url);
+      const first = await snapshotOf(client);
+      expect(first.text.match(/^ *iframe "Frame \d+"$/gm)).toHaveLength(20);
+      for (let i = 0; i < 5; i++) {
+        await page.reload();
+        await page.goto(url);
+        const again = await snapshotOf(client);
+        expect(page.playwrightPage.frames()).toHaveLength(21);
+        expect(again.text).toBe(first.text);
+        expect(again.selectors).toEqual(first.selectors);
+      }
+    });
+  });
+}
