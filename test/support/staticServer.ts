@@ -33,6 +33,12 @@ export async function startStaticServer(): Promise<StaticServer> {
     const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
     // A request that never answers (a long-poll): it ends when the server closes.
     if (path === "/__hang") return;
+    // A request that answers after ?ms= milliseconds.
+    if (path === "/__slow") {
+      const ms = Number(new URL(req.url ?? "/", "http://x").searchParams.get("ms") ?? 500);
+      setTimeout(() => res.writeHead(200, { "content-type": "text/plain" }).end("slow answer"), ms);
+      return;
+    }
     if (path.includes("..")) return void res.writeHead(400).end();
     try {
       const body = await readFile(join(FIXTURES, path === "/" ? "basic.html" : path));
