@@ -48,7 +48,8 @@ export function chunkOutline(lines: OutlineLine[], budget: number): Chunk[] {
       bottom = Math.max(bottom, line.top);
       i++;
     }
-    chunks.push({ index: chunks.length, text: parts.join("\n"), tokens, top, bottom });
+    const text = parts.join("\n");
+    chunks.push({ index: chunks.length, text, tokens: estimateTokens(text), top, bottom });
   }
   return chunks;
 }

@@ -687,7 +687,10 @@ export function serializeFrame(key: string): FrameLines {
     out.interactive.push(interactive ? 1 : 0);
     out.path.push(interactive || frame >= 0 ? path : "");
     out.url.push(url);
-    out.top.push(Math.round(el.getBoundingClientRect().top + window.scrollY));
+    // Boxless elements (a closed select's options) sit where the line before them does.
+    const r = el.getBoundingClientRect();
+    const top = r.width || r.height ? Math.round(r.top + window.scrollY) : (out.top.at(-1) ?? 0);
+    out.top.push(top);
     out.frame.push(frame);
   }
 
