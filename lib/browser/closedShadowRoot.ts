@@ -25,7 +25,8 @@ export async function closedShadowRoot(
     }, key);
     const found = await frameContext(page, frame, global);
     if (!found) return undefined;
-    const { session, contextId } = found;
+    const { owner, contextId } = found;
+    const session = owner.session;
     release = () => session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP });
     const { result } = await session.send("Runtime.evaluate", {
       expression: global,

@@ -8,7 +8,7 @@ import type { Logger } from "../log.js";
 import { type DialogPolicy, parseInput, TimeoutSchema } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { settleDialogs } from "./dialogs.js";
-import { watchDomActivity } from "./domActivity.js";
+import { ownSession } from "./frameSessions.js";
 import { networkActivity } from "./networkActivity.js";
 import { Page, type PageHooks } from "./page.js";
 
@@ -39,7 +39,6 @@ export class Context {
 
   /** Takes in the pages that exist already (attach, first page); the first becomes active. */
   async adoptExisting(): Promise<void> {
-    await watchDomActivity(this.playwrightContext);
     for (const p of this.playwrightContext.pages()) {
       this.adopt(p);
       await this.sized(p);
@@ -88,6 +87,8 @@ export class Context {
     this.open.push(page);
     settleDialogs(p, this.settings.dialogs, this.settings.logger);
     networkActivity(p);
+    // Our session on the page, opened now so that its first document is already watched.
+    ownSession(p, p.mainFrame()).catch(() => {});
     p.once("close", () => {
       const i = this.open.indexOf(page);
       if (i !== -1) this.open.splice(i, 1);

@@ -1,19 +1,20 @@
 /**
- * When a document's element structure last changed. An init script installs one
+ * When a document's elements last changed. A script in Wayfarer's isolated world installs one
  * MutationObserver per document from its start, so a capture asks "how long has it been quiet"
- * instead of watching for a fixed while. Documents that existed before the script (a browser we
- * attached to) get the observer on the first question.
+ * instead of watching for a fixed while, and the page's own scripts see nothing of it. Documents
+ * that existed before the script was registered get the observer on the first question.
  */
-import type { BrowserContext, Frame } from "playwright-core";
-import { inPage } from "./inPage.js";
+import type { CDPSession } from "playwright-core";
 
-const KEY = "wayfarer.domActivity";
+export interface DomWatcher {
+  /** Milliseconds since an element was added or removed. */
+  quietFor(): number;
+}
 
-/** Runs in every document: keeps the time of the last added or removed element. */
-function watchDom(key: string): void {
-  const symbol = Symbol.for(key);
-  const g = globalThis as unknown as Record<symbol, unknown>;
-  if (g[symbol]) return;
+/** Runs in the isolated world: the watcher of this document, installed on first call. */
+export function watchDom(): DomWatcher {
+  const g = globalThis as unknown as { __wayfarerDom?: DomWatcher };
+  if (g.__wayfarerDom) return g.__wayfarerDom;
   let last = Date.now();
   const observer = new MutationObserver((records) => {
     for (const r of records) {
@@ -27,27 +28,17 @@ function watchDom(key: string): void {
     observer.observe(document.documentElement ?? document, { childList: true, subtree: true });
   if (document.documentElement) start();
   else document.addEventListener("readystatechange", start, { once: true });
-  Object.defineProperty(g, symbol, { value: () => Date.now() - last, enumerable: false });
+  g.__wayfarerDom = { quietFor: () => Date.now() - last };
+  return g.__wayfarerDom;
 }
 
-export async function watchDomActivity(context: BrowserContext): Promise<void> {
-  // A local __name: bundlers that keep function names rewrite inner functions to call it.
-  const source = `{ const __name = (f) => f; (${watchDom.toString()})(${JSON.stringify(KEY)}); }`;
-  await context.addInitScript(source);
-}
+/** Source of `watchDom` with a local `__name` (bundlers that keep names call it; see inPage.ts). */
+export const WATCH_DOM_SOURCE = `(() => { const __name = (f) => f; return (${watchDom.toString()}); })()`;
 
-const QUIET_FOR = inPage((key: string): number => {
-  const g = globalThis as unknown as Record<symbol, (() => number) | undefined>;
-  const quietFor = g[Symbol.for(key)];
-  return quietFor ? quietFor() : -1;
-});
-
-const WATCH = inPage(watchDom);
-
-/** Milliseconds since the frame's elements last changed (0 when it was not watched until now). */
-export async function domQuietFor(frame: Frame): Promise<number> {
-  const quiet = await frame.evaluate(QUIET_FOR, KEY);
-  if (quiet >= 0) return quiet;
-  await frame.evaluate(WATCH, KEY);
-  return 0;
+/** Every new document of the session's target gets the watcher at its start. */
+export async function watchNewDocuments(session: CDPSession, worldName: string): Promise<void> {
+  await session.send("Page.addScriptToEvaluateOnNewDocument", {
+    source: `${WATCH_DOM_SOURCE}();`,
+    worldName,
+  });
 }

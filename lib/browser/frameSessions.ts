@@ -1,28 +1,42 @@
 /**
- * CDP sessions for reaching into frames where page JavaScript cannot (closed shadow roots).
- * A frame is rendered by its own target when it is out-of-process, else by an ancestor's; one
- * session per such target is kept for the life of the target, with the frames' main-world
- * contexts tracked from its events, so that a capture costs no attach, enable or detach.
- * Nothing is kept per navigation: a session whose target went away is dropped and made again.
+ * CDP sessions for work that page JavaScript cannot do (closed shadow roots) or should not see
+ * (the snapshot's walk runs in an isolated world of its own). A frame is rendered by its own
+ * target when it is out-of-process, else by an ancestor's; one session per such target is kept
+ * for the life of the target, and the execution contexts of its frames are tracked from its
+ * events, so that a capture costs no attach, enable or detach. Nothing is kept per navigation:
+ * contexts come and go with their documents, and a session whose target went away is dropped.
  */
 import type { CDPSession, Frame, Page } from "playwright-core";
+import { watchNewDocuments } from "./domActivity.js";
+
+/** Name of the isolated world Wayfarer's page code runs in. */
+export const WORLD_NAME = "wayfarer";
 
 export interface FrameSession {
   session: CDPSession;
-  /** Main-world execution contexts of the target's frames, live. */
-  contexts: Set<number>;
+  /** Main-world execution context id → its frame's id. */
+  mainWorlds: Map<number, string>;
+  /** Frame id → execution context id of our isolated world in that frame's document. */
+  worlds: Map<string, number>;
+  /** Id of the frame this target renders at its root (the page's main frame, or an OOPIF). */
+  rootFrameId(): Promise<string>;
 }
 
 const sessions = new WeakMap<Frame, Promise<FrameSession | undefined>>();
 
-/** The session of the target rendering `frame`, or undefined for an in-process frame's own. */
-function ownSession(page: Page, frame: Frame): Promise<FrameSession | undefined> {
+/** The session of the target `frame` is the root of; undefined for an in-process frame. */
+export function ownSession(page: Page, frame: Frame): Promise<FrameSession | undefined> {
   let known = sessions.get(frame);
   if (!known) {
     known = open(page, frame);
     sessions.set(frame, known);
   }
   return known;
+}
+
+/** Forgets a session (its target went away); the next call opens a new one. */
+export function forgetSession(frame: Frame): void {
+  sessions.delete(frame);
 }
 
 async function open(page: Page, frame: Frame): Promise<FrameSession | undefined> {
@@ -33,43 +47,61 @@ async function open(page: Page, frame: Frame): Promise<FrameSession | undefined>
     // An in-process frame has no target of its own: its parent's renders it.
     return undefined;
   }
-  const contexts = new Set<number>();
+  const mainWorlds = new Map<number, string>();
+  const worlds = new Map<string, number>();
   session.on("Runtime.executionContextCreated", ({ context }) => {
-    const aux = context.auxData as { isDefault?: boolean } | undefined;
-    if (aux?.isDefault) contexts.add(context.id);
+    const aux = context.auxData as { isDefault?: boolean; frameId?: string } | undefined;
+    if (!aux?.frameId) return;
+    if (aux.isDefault) mainWorlds.set(context.id, aux.frameId);
+    else if (context.name === WORLD_NAME) worlds.set(aux.frameId, context.id);
   });
   session.on("Runtime.executionContextDestroyed", ({ executionContextId }) => {
-    contexts.delete(executionContextId);
+    mainWorlds.delete(executionContextId);
+    for (const [frameId, id] of worlds) if (id === executionContextId) worlds.delete(frameId);
   });
-  session.on("Runtime.executionContextsCleared", () => contexts.clear());
+  session.on("Runtime.executionContextsCleared", () => {
+    mainWorlds.clear();
+    worlds.clear();
+  });
   // Enabling replays every existing context as an event before it answers.
   await session.send("Runtime.enable");
-  return { session, contexts };
+  // New-document scripts run only for a session with the Page domain on.
+  await session.send("Page.enable");
+  await watchNewDocuments(session, WORLD_NAME);
+  let root: Promise<string> | undefined;
+  return {
+    session,
+    mainWorlds,
+    worlds,
+    rootFrameId: () => {
+      root ??= session.send("Page.getFrameTree").then((t) => t.frameTree.frame.id);
+      return root;
+    },
+  };
 }
 
-/**
- * The session rendering `frame` and the id of the frame's main-world context in it: the one
- * where `probe` (an expression) is truthy.
- */
+/** The session rendering `frame` and the frame's id there: the frame whose main world has `probe`. */
 export async function frameContext(
   page: Page,
   frame: Frame,
   probe: string,
-): Promise<{ session: CDPSession; contextId: number } | undefined> {
+): Promise<{ owner: FrameSession; contextId: number; frameId: string } | undefined> {
   for (let attempt = 0; attempt < 2; attempt++) {
     for (let f: Frame | null = frame; f; f = f.parentFrame()) {
       const owner = await ownSession(page, f);
       if (!owner) {
         // A frame that was in-process may move to its own process when it navigates.
-        if (attempt > 0) sessions.delete(f);
+        if (attempt > 0) forgetSession(f);
         continue;
       }
       try {
         const found = await findContext(owner, probe);
-        if (found !== undefined) return { session: owner.session, contextId: found };
+        if (found !== undefined) {
+          return { owner, contextId: found, frameId: owner.mainWorlds.get(found)! };
+        }
       } catch {
         // The target went away (a navigation to another process): make a new session.
-        sessions.delete(f);
+        forgetSession(f);
       }
       break;
     }
@@ -78,7 +110,12 @@ export async function frameContext(
 }
 
 async function findContext(owner: FrameSession, probe: string): Promise<number | undefined> {
-  const ids = [...owner.contexts];
+  const ids = [...owner.mainWorlds.keys()];
+  if (ids.length === 0) {
+    // Nothing to probe: make sure the session is still alive, so a dead one gets replaced.
+    await owner.session.send("Runtime.evaluate", { expression: "0" });
+    return undefined;
+  }
   const answers = await Promise.all(
     ids.map((contextId) =>
       owner.session
@@ -87,6 +124,30 @@ async function findContext(owner: FrameSession, probe: string): Promise<number |
         .catch(() => false),
     ),
   );
-  if (ids.length === 0) await owner.session.send("Runtime.evaluate", { expression: "0" });
   return ids[answers.indexOf(true)];
+}
+
+/** Our isolated world in the document of `frameId` (a frame this session renders). */
+export async function isolatedWorld(owner: FrameSession, frameId: string): Promise<number> {
+  const known = owner.worlds.get(frameId);
+  if (known !== undefined) return known;
+  const { executionContextId } = await owner.session.send("Page.createIsolatedWorld", {
+    frameId,
+    worldName: WORLD_NAME,
+    grantUniveralAccess: false,
+  });
+  owner.worlds.set(frameId, executionContextId);
+  return executionContextId;
+}
+
+/** The session of the out-of-process frame `frameId`, among the page's frames. */
+export async function sessionOfFrame(
+  page: Page,
+  frameId: string,
+): Promise<FrameSession | undefined> {
+  for (const frame of page.frames()) {
+    const owner = await ownSession(page, frame);
+    if (owner && (await owner.rootFrameId().catch(() => undefined)) === frameId) return owner;
+  }
+  return undefined;
 }

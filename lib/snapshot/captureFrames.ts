@@ -1,18 +1,30 @@
 /**
- * Captures a frame and, through its iframe lines, every frame below it. Frames come from
- * Playwright's frame tree, which follows navigations, detaches and out-of-process iframes for
- * us: nothing here remembers a frame between captures, so a tab that navigated a hundred times
- * costs what a fresh one does.
+ * Captures a frame and, through its iframe lines, every frame below it. The walk runs over CDP
+ * in Wayfarer's isolated world of each frame's document; a child frame is found from its iframe
+ * element (DOM.describeNode gives its frame id), in the same target or, out of process, in its
+ * own. Nothing here remembers a frame between captures, so a tab that navigated a hundred
+ * times costs what a fresh one does.
  */
 import type { ElementHandle, Frame, Page } from "playwright-core";
+import { WATCH_DOM_SOURCE } from "../browser/domActivity.js";
 import { disposeAll } from "../browser/elementResolver.js";
+import {
+  type FrameSession,
+  frameContext,
+  isolatedWorld,
+  ownSession,
+  sessionOfFrame,
+} from "../browser/frameSessions.js";
 import { inPage } from "../browser/inPage.js";
 import { revealClosedRoots } from "./closedRoots.js";
 import { elementPath } from "./elementPath.js";
-import { type FrameLines, type FrameStash, serializeFrame } from "./serializeFrame.js";
+import { type FrameLines, serializeFrame } from "./serializeFrame.js";
 
-/** Closed roots nested in closed roots are found one level per round. */
+/** Closed roots appearing only once others are open are found one level per round. */
 const MAX_SHADOW_ROUNDS = 5;
+let groups = 0;
+/** Each operation its own object group: frames of one target are captured at once. */
+const newGroup = () => `wayfarer-snapshot-${++groups}`;
 
 export interface CapturedFrame {
   lines: FrameLines;
@@ -20,109 +32,214 @@ export interface CapturedFrame {
   children: Map<number, CapturedFrame>;
 }
 
-export interface FrameMarks {
-  /** The element whose subtree alone is outlined, in its frame. */
-  scope?: ElementHandle;
-  /** Elements left out with their subtrees, by frame. */
-  ignore: Map<Frame, ElementHandle[]>;
+/** Where a capture starts: a target's session and a frame it renders. */
+export interface FrameRef {
+  owner: FrameSession;
+  frameId: string;
 }
 
-const SERIALIZE = inPage(serializeFrame);
+/** Sent as source: a local `__name`, for bundlers that keep function names (see inPage.ts). */
+const SERIALIZE = `function (key) {
+  const __name = (f) => f;
+  return (${serializeFrame.toString()})(key, ${WATCH_DOM_SOURCE});
+}`;
 
-const REMOVE = inPage((key: string) => {
-  delete (globalThis as unknown as Record<string, unknown>)[key];
-});
+export async function mainFrameRef(page: Page): Promise<FrameRef> {
+  const owner = await ownSession(page, page.mainFrame());
+  if (!owner) throw new Error("the page has no CDP session");
+  return { owner, frameId: await owner.rootFrameId() };
+}
 
-const MARK_SCOPE = inPage((el: Element, { key, path }: { key: string; path: string }) => {
-  const g = globalThis as unknown as Record<string, FrameStash>;
-  // Non-enumerable and removed after the capture: page scripts listing globals do not see it.
-  if (!g[key]) Object.defineProperty(g, key, { value: {}, configurable: true, enumerable: false });
-  const stash = g[key]!;
-  stash.scope = el;
-  stash.scopePath = path;
-});
+/** How long the main frame's elements have been quiet, asked on its own (scoped captures). */
+export async function mainQuietFor(main: FrameRef): Promise<number> {
+  const world = await isolatedWorld(main.owner, main.frameId);
+  const { result } = await main.owner.session.send("Runtime.callFunctionOn", {
+    functionDeclaration: `function () {
+      const watched = "__wayfarerDom" in globalThis;
+      const watcher = (${WATCH_DOM_SOURCE})();
+      return watched ? watcher.quietFor() : 0;
+    }`,
+    executionContextId: world,
+    returnByValue: true,
+  });
+  return result.value as number;
+}
 
-const MARK_IGNORED = inPage((el: Element, key: string) => {
-  const g = globalThis as unknown as Record<string, FrameStash>;
-  if (!g[key]) Object.defineProperty(g, key, { value: {}, configurable: true, enumerable: false });
-  const stash = g[key]!;
-  stash.ignore ??= new Set();
-  stash.ignore.add(el);
-});
-
-const ELEMENT_PATH = inPage(elementPath);
-
-const INDEX_OF_FRAME = inPage((el: Element, key: string): number => {
-  const stash = (globalThis as unknown as Record<string, FrameStash | undefined>)[key];
-  return stash ? stash.frames.indexOf(el) : -1;
-});
-
-export async function captureFrame(
-  page: Page,
-  frame: Frame,
-  key: string,
-  marks: FrameMarks,
-): Promise<CapturedFrame> {
+export async function captureFrame(page: Page, ref: FrameRef, key: string): Promise<CapturedFrame> {
+  const { owner, frameId } = ref;
+  const { session } = owner;
+  const world = await isolatedWorld(owner, frameId);
   try {
-    if (marks.scope) {
-      const path = await marks.scope.evaluate(ELEMENT_PATH);
-      await marks.scope.evaluate(MARK_SCOPE, { key, path });
-    }
-    for (const el of marks.ignore.get(frame) ?? []) await el.evaluate(MARK_IGNORED, key);
-    let lines = await frame.evaluate(SERIALIZE, key);
+    let lines = await serialize(owner, world, key);
     for (let round = 0; round < MAX_SHADOW_ROUNDS && lines.candidates > 0; round++) {
-      if ((await revealClosedRoots(page, frame, key)) === 0) break;
-      lines = await frame.evaluate(SERIALIZE, key);
+      if ((await revealClosedRoots(owner, world, key)) === 0) break;
+      lines = await serialize(owner, world, key);
     }
     const children = new Map<number, CapturedFrame>();
     if (lines.frame.some((f) => f >= 0)) {
-      const childMarks: FrameMarks = { ignore: marks.ignore };
-      // Where a frame goes and what it holds are asked at once: one wait instead of two.
-      // Each frame its own key: frames sharing a process are told apart by it over CDP.
+      const childIds = await contentFrameIds(owner, world, key);
       await Promise.all(
-        frame.childFrames().map(async (child, i) => {
-          const [index, captured] = await Promise.all([
-            ownerIndex(child, key),
-            captureChild(page, child, `${key}_${i}`, childMarks),
-          ]);
-          if (index >= 0) children.set(index, captured);
+        childIds.map(async (childId, index) => {
+          if (!childId) return;
+          const captured = await captureChild(page, owner, childId, key);
+          if (captured) children.set(index, captured);
         }),
       );
     }
     return { lines, children };
   } finally {
-    // Not awaited: nothing later in this capture reads the stash, and the next uses a new key.
-    frame.evaluate(REMOVE, key).catch(() => {});
+    // Not awaited: nothing later reads the stash, and commands on a session keep their order.
+    session
+      .send("Runtime.evaluate", {
+        expression: `delete globalThis[${JSON.stringify(key)}]`,
+        contextId: world,
+      })
+      .catch(() => {});
   }
 }
 
-/** A child frame that is gone or between documents shows as an empty iframe, not an error. */
+async function serialize(owner: FrameSession, world: number, key: string): Promise<FrameLines> {
+  const { result, exceptionDetails } = await owner.session.send("Runtime.callFunctionOn", {
+    functionDeclaration: SERIALIZE,
+    executionContextId: world,
+    arguments: [{ value: key }],
+    returnByValue: true,
+  });
+  if (exceptionDetails) {
+    throw new PageScriptError(exceptionDetails.exception?.description ?? exceptionDetails.text);
+  }
+  return result.value as FrameLines;
+}
+
+/** Thrown when the outline's own page code fails in the page. */
+export class PageScriptError extends Error {}
+
+/** The frame id of each iframe element of the frame's lines, in their order ("" if none). */
+async function contentFrameIds(owner: FrameSession, world: number, key: string): Promise<string[]> {
+  const { session } = owner;
+  const GROUP = newGroup();
+  try {
+    const { result } = await session.send("Runtime.evaluate", {
+      expression: `globalThis[${JSON.stringify(key)}].frames`,
+      contextId: world,
+      objectGroup: GROUP,
+    });
+    if (!result.objectId) return [];
+    const { result: items } = await session.send("Runtime.getProperties", {
+      objectId: result.objectId,
+      ownProperties: true,
+    });
+    const elements = items
+      .filter((p) => /^\d+$/.test(p.name))
+      .sort((a, b) => Number(a.name) - Number(b.name));
+    return await Promise.all(
+      elements.map((p) =>
+        p.value?.objectId
+          ? session
+              .send("DOM.describeNode", { objectId: p.value.objectId })
+              .then((d) => d.node.frameId ?? "")
+              .catch(() => "")
+          : "",
+      ),
+    );
+  } finally {
+    session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => {});
+  }
+}
+
+/**
+ * A child frame rendered by the same target, or out of process by its own. A frame that is
+ * gone or between documents has no lines: its iframe shows empty, which is not an error.
+ */
 async function captureChild(
   page: Page,
-  child: Frame,
+  parent: FrameSession,
+  frameId: string,
   key: string,
-  marks: FrameMarks,
-): Promise<CapturedFrame> {
+): Promise<CapturedFrame | undefined> {
+  // Out-of-process frames are known by their sessions (cached); any other is the parent's.
+  const owner = (await sessionOfFrame(page, frameId)) ?? parent;
   try {
-    return await captureFrame(page, child, key, marks);
+    return await captureFrame(page, { owner, frameId }, key);
   } catch (error) {
-    if (child.isDetached() || isContextLoss(error)) return { lines: EMPTY, children: new Map() };
+    if (isContextLoss(error)) return undefined;
     throw error;
   }
 }
 
-async function ownerIndex(child: Frame, key: string): Promise<number> {
-  let owner: ElementHandle | undefined;
+/**
+ * Marks elements Playwright resolved (main world) in our isolated world: as the scope, or as
+ * left out. Returns the frame they are in. The element crosses worlds by its backend node id.
+ */
+export async function markElements(
+  page: Page,
+  frame: Frame,
+  handles: ElementHandle[],
+  key: string,
+  as: "scope" | "ignore",
+): Promise<FrameRef | undefined> {
+  if (handles.length === 0) return undefined;
+  const temp = `${key}_${as}`;
+  await Promise.all(handles.map((h, i) => h.evaluate(STASH_IN_MAIN_WORLD, { temp, i })));
   try {
-    owner = await child.frameElement();
-    return await owner.evaluate(INDEX_OF_FRAME, key);
-  } catch {
-    // Detached meanwhile: it has no place in the outline.
-    return -1;
+    const found = await frameContext(page, frame, `globalThis[${JSON.stringify(temp)}]`);
+    if (!found) return undefined;
+    const { owner, contextId, frameId } = found;
+    const { session } = owner;
+    const GROUP = newGroup();
+    const world = await isolatedWorld(owner, frameId);
+    const { result } = await session.send("Runtime.evaluate", {
+      expression: `globalThis[${JSON.stringify(temp)}]`,
+      contextId,
+      objectGroup: GROUP,
+    });
+    const { result: items } = await session.send("Runtime.getProperties", {
+      objectId: result.objectId!,
+      ownProperties: true,
+    });
+    const inWorld = await Promise.all(
+      items
+        .filter((p) => p.value?.subtype === "node")
+        .map(async (p) => {
+          const { node } = await session.send("DOM.describeNode", { objectId: p.value!.objectId! });
+          const { object } = await session.send("DOM.resolveNode", {
+            backendNodeId: node.backendNodeId,
+            executionContextId: world,
+            objectGroup: GROUP,
+          });
+          return { objectId: object.objectId! };
+        }),
+    );
+    const path = as === "scope" ? await handles[0]!.evaluate(ELEMENT_PATH) : "";
+    await session.send("Runtime.callFunctionOn", {
+      functionDeclaration: `function (key, as, path, ...elements) {
+        const stash = (globalThis[key] ??= { candidates: [], frames: [] });
+        if (as === "scope") { stash.scope = elements[0]; stash.scopePath = path; }
+        else { stash.ignore ??= new Set(); for (const el of elements) stash.ignore.add(el); }
+      }`,
+      executionContextId: world,
+      arguments: [{ value: key }, { value: as }, { value: path }, ...inWorld],
+    });
+    session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => {});
+    return { owner, frameId };
   } finally {
-    if (owner) await disposeAll([owner]);
+    await frame.evaluate(REMOVE_FROM_MAIN_WORLD, temp).catch(() => {});
   }
 }
+
+const ELEMENT_PATH = inPage(elementPath);
+
+const STASH_IN_MAIN_WORLD = inPage((el: Element, { temp, i }: { temp: string; i: number }) => {
+  const g = globalThis as unknown as Record<string, Element[]>;
+  // Non-enumerable and removed at once: page scripts listing globals do not see it.
+  if (!g[temp])
+    Object.defineProperty(g, temp, { value: [], configurable: true, enumerable: false });
+  g[temp]![i] = el;
+});
+
+const REMOVE_FROM_MAIN_WORLD = inPage((temp: string) => {
+  delete (globalThis as unknown as Record<string, unknown>)[temp];
+});
 
 /** The selector of the iframe elements above `frame` (empty for the main frame). */
 export async function framePrefix(frame: Frame): Promise<string> {
@@ -140,20 +257,7 @@ export async function framePrefix(frame: Frame): Promise<string> {
 
 export function isContextLoss(error: unknown): boolean {
   const message = error instanceof Error ? error.message : String(error);
-  return /Execution context was destroyed|Frame was detached|Target closed|Cannot find context|navigat/i.test(
+  return /Execution context was destroyed|Cannot find context|No frame (for given id|with given id)|Frame was detached|Target closed|Session closed|has been closed|navigat/i.test(
     message,
   );
 }
-
-const EMPTY: FrameLines = {
-  text: [],
-  depth: [],
-  interactive: [],
-  path: [],
-  url: [],
-  top: [],
-  frame: [],
-  candidates: 0,
-  viewportHeight: 0,
-  scrollY: 0,
-};

@@ -1,12 +1,14 @@
 /**
  * Closed shadow roots are out of reach of page JavaScript, not of CDP. The walk leaves the hosts
- * that may carry one on the frame's stash; here CDP looks at all of them in one batch and hands
- * each closed root back into the stash, so that the next walk goes inside.
+ * that may carry one on its stash; here CDP looks at all of them in one batch and hands each
+ * closed root to the isolated world's store, where later walks of the same document find it
+ * without asking again.
  */
-import type { Frame, Page } from "playwright-core";
-import { frameContext } from "../browser/frameSessions.js";
+import type { FrameSession } from "../browser/frameSessions.js";
 
-const GROUP = "wayfarer-snapshot";
+let groups = 0;
+/** Each operation its own object group: frames of one target are captured at once. */
+const newGroup = () => `wayfarer-snapshot-${++groups}`;
 
 /** The part of CDP's DOM.Node read here. */
 interface DomNode {
@@ -16,16 +18,18 @@ interface DomNode {
   children?: DomNode[];
 }
 
-/** Adds the closed roots of the stash's candidate hosts to the stash; returns how many were new. */
-export async function revealClosedRoots(page: Page, frame: Frame, key: string): Promise<number> {
-  const stash = `globalThis[${JSON.stringify(key)}]`;
-  const found = await frameContext(page, frame, stash);
-  if (!found) return 0;
-  const { session, contextId } = found;
+/** Stores the closed roots of the stash's candidate hosts; returns how many were new. */
+export async function revealClosedRoots(
+  owner: FrameSession,
+  world: number,
+  key: string,
+): Promise<number> {
+  const { session } = owner;
+  const GROUP = newGroup();
   try {
     const { result: list } = await session.send("Runtime.evaluate", {
-      expression: `${stash}.candidates`,
-      contextId,
+      expression: `globalThis[${JSON.stringify(key)}].candidates`,
+      contextId: world,
       objectGroup: GROUP,
     });
     if (!list.objectId) return 0;
@@ -46,19 +50,19 @@ export async function revealClosedRoots(page: Page, frame: Frame, key: string): 
       closed.map((root) =>
         session.send("DOM.resolveNode", {
           backendNodeId: root.backendNodeId,
-          executionContextId: contextId,
+          executionContextId: world,
           objectGroup: GROUP,
         }),
       ),
     );
-    // Hosts asked about once are not asked about again in this capture.
+    // Hosts asked about once are not asked about again while the document lives.
     const { result: added } = await session.send("Runtime.callFunctionOn", {
       objectId: list.objectId,
       functionDeclaration: `function (...roots) {
-        const s = ${stash};
-        for (const h of s.candidates) s.checked.add(h);
+        const store = globalThis.__wayfarer;
+        for (const h of this) store.checked.add(h);
         let n = 0;
-        for (const r of roots) if (!s.roots.includes(r)) { s.roots.push(r); n++; }
+        for (const r of roots) if (store.roots.get(r.host) !== r) { store.roots.set(r.host, r); n++; }
         return n;
       }`,
       arguments: roots.map((r) => ({ objectId: r.object.objectId! })),
@@ -76,6 +80,5 @@ function collectClosedRoots(node: DomNode, into: DomNode[]): void {
     if (root.shadowRootType === "closed") into.push(root);
     collectClosedRoots(root, into);
   }
-  // A frame's document is captured on its own; do not go into it here.
   for (const child of node.children ?? []) collectClosedRoots(child, into);
 }

@@ -5,17 +5,22 @@
  * DOMSnapshot.captureSnapshot or DOM.getDocument take 0.5–1.3 s, mostly spent moving ~10 MB of
  * JSON over CDP. Only the lines cross back.
  *
- * Self-contained on purpose: it is sent to the page as source text.
+ * It runs in Wayfarer's isolated world: the page's scripts can neither see what it keeps nor
+ * change the built-ins it uses. Self-contained on purpose: it is sent to the page as source text.
  */
 
-/** What the capture leaves on the frame's global (non-enumerable, removed afterwards). */
-export interface FrameStash {
-  /** Closed shadow roots found through CDP so far. */
-  roots: ShadowRoot[];
-  /** Hosts that may carry a closed shadow root (filled by the walk). */
-  candidates: Element[];
+/** Kept in the isolated world for the life of the document: what CDP told us once. */
+export interface WorldStore {
+  /** Host → its closed shadow root. */
+  roots: WeakMap<Element, ShadowRoot>;
   /** Hosts CDP has looked at already. */
   checked: WeakSet<Element>;
+}
+
+/** One capture's state in a frame's isolated world, under the capture's key. */
+export interface FrameStash {
+  /** Hosts that may carry a closed shadow root (filled by the walk). */
+  candidates: Element[];
   /** The iframe elements of the frame's lines, in line order (filled by the walk). */
   frames: Element[];
   /** Only this element's subtree is outlined. */
@@ -42,21 +47,24 @@ export interface FrameLines {
   frame: number[];
   /** Whether the walk saw hosts worth asking CDP about (closed shadow roots). */
   candidates: number;
+  /** Milliseconds since the document's elements last changed (0: not watched until now). */
+  quietFor: number;
   viewportHeight: number;
   scrollY: number;
 }
 
-export function serializeFrame(key: string): FrameLines {
-  const g = globalThis as unknown as Record<string, FrameStash>;
-  // Non-enumerable and removed after the capture: page scripts listing globals do not see it.
-  if (!g[key]) Object.defineProperty(g, key, { value: {}, configurable: true, enumerable: false });
-  const stash = g[key]!;
-  stash.roots ??= [];
-  stash.checked ??= new WeakSet();
+export function serializeFrame(key: string, watchDom: () => { quietFor(): number }): FrameLines {
+  const watched = "__wayfarerDom" in globalThis;
+  const watcher = watchDom();
+  const quietFor = watched ? watcher.quietFor() : 0;
+  const g = globalThis as unknown as Record<string, FrameStash> & { __wayfarer?: WorldStore };
+  g.__wayfarer ??= { roots: new WeakMap(), checked: new WeakSet() };
+  const store = g.__wayfarer;
+  g[key] ??= { candidates: [], frames: [] };
+  const stash = g[key];
   stash.candidates = [];
   stash.frames = [];
-  const closedRoots = new Map<Element, ShadowRoot>();
-  for (const root of stash.roots) closedRoots.set(root.host, root);
+  const closedRoots = store.roots;
   const ignore = stash.ignore;
 
   const SKIP = new Set([
@@ -175,6 +183,7 @@ export function serializeFrame(key: string): FrameLines {
     top: [],
     frame: [],
     candidates: 0,
+    quietFor,
     viewportHeight: window.innerHeight,
     scrollY: window.scrollY,
   };
@@ -406,10 +415,11 @@ export function serializeFrame(key: string): FrameLines {
 
   function maybeCandidate(el: Element): void {
     const tag = el.localName;
-    if (stash.checked.has(el)) return;
+    if (store.checked.has(el)) return;
     const custom = tag.includes("-");
     if (!custom && !ATTACHABLE.has(tag)) return;
-    if (custom && customElements.get(tag)) {
+    // The registry is not visible from an isolated world; the :defined state is.
+    if (custom && el.matches(":defined")) {
       stash.candidates.push(el);
       return;
     }

@@ -22,10 +22,19 @@ import {
 } from "../errors.js";
 import type { Logger } from "../log.js";
 import { type Deadline, sleep } from "../timeout.js";
-import { captureFrame, type FrameMarks, framePrefix, isContextLoss } from "./captureFrames.js";
+import {
+  captureFrame,
+  type FrameRef,
+  framePrefix,
+  isContextLoss,
+  mainFrameRef,
+  mainQuietFor,
+  markElements,
+  PageScriptError,
+} from "./captureFrames.js";
 import { type Chunk, chunkOutline, DEFAULT_TOKEN_BUDGET, startChunk } from "./chunks.js";
 import { assembleOutline, type Outline } from "./outline.js";
-import { settle } from "./settle.js";
+import { DOM_GRACE_MS, domWait, networkIdle } from "./settle.js";
 
 export interface SnapshotRequest {
   /** Only this element's subtree (XPath, `xpath=`, or CSS with `>>` frame hops). */
@@ -54,14 +63,34 @@ export async function takeSnapshot(
   deadline: Deadline,
   logger: Logger,
 ): Promise<Snapshot> {
+  const settleEndsAt = Date.now() + Math.min(request.domSettleTimeout, deadline.remaining());
   deadline.step("settle");
-  await settle(page, Math.min(request.domSettleTimeout, deadline.remaining()), logger);
-  for (let attempt = 1; ; attempt++) {
-    deadline.step(attempt === 1 ? "capture" : `capture (attempt ${attempt})`);
-    try {
-      const outline = await captureOnce(page, request);
+  await networkIdle(page, settleEndsAt - Date.now(), logger);
+  const graceEndsAt = Math.min(settleEndsAt, Date.now() + DOM_GRACE_MS);
+  deadline.step("capture");
+  for (;;) {
+    const { outline, quietFor } = await captureWithRetries(page, request, deadline, logger);
+    const wait = domWait(quietFor, graceEndsAt);
+    if (wait === 0) {
       const chunks = chunkOutline(outline.lines, request.tokenBudget ?? DEFAULT_TOKEN_BUDGET);
       return { ...outline, chunks, startChunk: startChunk(chunks, outline.viewport) };
+    }
+    // Taken while the DOM was still changing: once more, when it has been quiet a while.
+    await sleep(wait, deadline.signal);
+    if (deadline.signal.aborted) throw deadline.signal.reason;
+  }
+}
+
+/** One capture; a document replaced while it runs (a navigation) means starting over. */
+async function captureWithRetries(
+  page: Page,
+  request: SnapshotRequest,
+  deadline: Deadline,
+  logger: Logger,
+): Promise<Awaited<ReturnType<typeof captureOnce>>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await captureOnce(page, request);
     } catch (error) {
       if (error instanceof ServiceError || attempt >= ATTEMPTS || !isContextLoss(error)) {
         throw toSnapshotError(error);
@@ -69,31 +98,41 @@ export async function takeSnapshot(
       logger.debug("snapshot", "the document changed during the capture; starting over", {
         attempt,
       });
+      deadline.step(`capture (attempt ${attempt + 1})`);
       await sleep(50 * attempt, deadline.signal);
       if (deadline.signal.aborted) throw deadline.signal.reason;
     }
   }
 }
 
-async function captureOnce(page: Page, request: SnapshotRequest): Promise<Outline> {
+async function captureOnce(
+  page: Page,
+  request: SnapshotRequest,
+): Promise<{ outline: Outline; quietFor: number }> {
   const owned: ElementHandle[] = [];
   try {
-    const marks: FrameMarks = { ignore: new Map() };
-    let start: Frame = page.mainFrame();
+    const key = `__wayfarer_${randomUUID().replaceAll("-", "")}`;
+    let start: FrameRef | undefined;
+    let prefix = "";
     if (request.selector) {
       const { frame, handle } = await resolveScope(page, request.selector);
       owned.push(handle);
-      marks.scope = handle;
-      start = frame;
+      start = await markElements(page, frame, [handle], key, "scope");
+      if (!start) throw new Error("the scope element's frame went away during the capture");
+      prefix = await framePrefix(frame);
     }
+    const ignored = new Map<Frame, ElementHandle[]>();
     for (const selector of request.ignoreSelectors ?? []) {
       const { frame, handles } = await resolveAll(page, selector);
       owned.push(...handles);
-      marks.ignore.set(frame, [...(marks.ignore.get(frame) ?? []), ...handles]);
+      ignored.set(frame, [...(ignored.get(frame) ?? []), ...handles]);
     }
-    const key = `__wayfarer_${randomUUID().replaceAll("-", "")}`;
-    const captured = await captureFrame(page, start, key, marks);
-    return assembleOutline(captured, await framePrefix(start));
+    for (const [frame, handles] of ignored) await markElements(page, frame, handles, key, "ignore");
+    const main = await mainFrameRef(page);
+    const captured = await captureFrame(page, start ?? main, key);
+    // The page's own quiet time decides, whichever frame the capture started in.
+    const quietFor = start ? await mainQuietFor(main) : captured.lines.quietFor;
+    return { outline: assembleOutline(captured, prefix), quietFor };
   } finally {
     await disposeAll(owned);
   }
@@ -150,8 +189,6 @@ function missingScope(selector: string, note: string | undefined): ServiceError 
 function toSnapshotError(error: unknown): unknown {
   if (error instanceof ServiceError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (/SyntaxError|is not a valid XPath|Failed to execute 'evaluate'/.test(message)) {
-    return new ServiceEvalError(message, { cause: error });
-  }
+  if (error instanceof PageScriptError) return new ServiceEvalError(message, { cause: error });
   return new ServiceDomProcessError(message, { cause: error });
 }
