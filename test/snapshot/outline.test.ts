@@ -101,6 +101,25 @@ describe("outline of a form", () => {
   });
 });
 
+describe("a page that fights back", () => {
+  it("cannot break the capture by replacing built-ins, and sees nothing of it", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(server.url("outline/hostile.html"));
+    // Read as one string: the page broke what would carry an array back.
+    const globals = async () => String(await page.evaluate("seenGlobals().join(' ')")).split(" ");
+    const before = await globals();
+    const mutations = await page.evaluate("mutationsSeen");
+    const snapshot = await snapshotOf(client, { ignoreSelectors: ["h1"] });
+    expect(snapshot.text).toMatch(/\[1\] button "Still here"\n\[2\] button "Closed and hostile"/);
+    expect(snapshot.text).not.toContain("Hostile page");
+    const after = await globals();
+    // No global of ours is left for the page to find, and the DOM was never touched.
+    expect(after.filter((g) => !before.includes(g))).toEqual([]);
+    expect(await page.evaluate("mutationsSeen")).toBe(mutations);
+  });
+});
+
 describe("shadow roots", () => {
   it("goes into open and closed roots (nested, declarative) and slots, with selectors that reach each element", async () => {
     const client = await clients.open();
