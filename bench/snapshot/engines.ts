@@ -30,6 +30,12 @@ export interface Engine {
   close(): Promise<void>;
 }
 
+/** Memory one snapshot takes, in bytes: what the page's JS heap and Node's heap grew by. */
+export interface SnapshotMemory {
+  page: number;
+  node: number;
+}
+
 /** The version field of a package installed under bench/node_modules. */
 export async function installedVersion(name: string): Promise<string> {
   const file = join(BENCH_DIR, "node_modules", ...name.split("/"), "package.json");
@@ -60,7 +66,9 @@ export async function sharedChromiumArgs(): Promise<string[]> {
   }
 }
 
-export async function startWayfarer(executable: ResolvedExecutable): Promise<Engine> {
+export async function startWayfarer(
+  executable: ResolvedExecutable,
+): Promise<Engine & { snapshotMemory(): Promise<SnapshotMemory> }> {
   const client = new Client({
     env: "LOCAL",
     verbose: 0,
@@ -76,6 +84,24 @@ export async function startWayfarer(executable: ResolvedExecutable): Promise<Eng
       await page.goto(url, { waitUntil: "load", timeout: NAVIGATION_TIMEOUT_MS });
     },
     snapshot: async () => (await client.extract()).pageText,
+    // Heaps are collected first, and read right after one snapshot: what it allocated and still
+    // holds (a collection during the walk would make this an undercount).
+    snapshotMemory: async () => {
+      const cdp = await page.playwrightPage.context().newCDPSession(page.playwrightPage);
+      try {
+        await cdp.send("HeapProfiler.collectGarbage");
+        (globalThis as { gc?: () => void }).gc?.();
+        const pageBefore = (await cdp.send("Runtime.getHeapUsage")).usedSize;
+        const nodeBefore = process.memoryUsage().heapUsed;
+        const text = (await client.extract()).pageText;
+        const node = process.memoryUsage().heapUsed - nodeBefore;
+        const pageAfter = (await cdp.send("Runtime.getHeapUsage")).usedSize;
+        if (!text) throw new Error("empty snapshot");
+        return { page: pageAfter - pageBefore, node };
+      } finally {
+        await cdp.detach();
+      }
+    },
     evaluate: (expression) => page.evaluate(expression),
     browserVersion: async () => client.context.playwrightContext.browser()?.version() ?? "unknown",
     close: () => client.close(),

@@ -14,6 +14,7 @@ import {
   type Engine,
   installedVersion,
   type ReferenceEngine,
+  type SnapshotMemory,
   STAGEHAND,
   sharedChromiumArgs,
   startStagehand,
@@ -57,6 +58,8 @@ interface PageResult {
   elements: number;
   ours: Measure;
   reference: Measure;
+  /** Generated pages: memory of our snapshot (median of 3). */
+  memory?: SnapshotMemory;
 }
 
 const median = (xs: number[]) => {
@@ -104,7 +107,7 @@ const pages: PageCase[] = [
 
 const sharedArgs = await sharedChromiumArgs();
 const engines: Engine[] = [];
-let ours: Engine | undefined;
+let ours: Awaited<ReturnType<typeof startWayfarer>> | undefined;
 let reference: ReferenceEngine | undefined;
 const results: PageResult[] = [];
 let chromium = "unknown";
@@ -149,7 +152,16 @@ try {
       if (text === undefined) return {};
       return { ms: median(times.get(e)!), tokens: countTokens(text) };
     };
-    results.push({ page, elements, ours: measure(ours), reference: measure(reference) });
+    let memory: SnapshotMemory | undefined;
+    if (page.generated) {
+      const samples: SnapshotMemory[] = [];
+      for (let i = 0; i < 3; i++) samples.push(await ours.snapshotMemory());
+      memory = {
+        page: median(samples.map((s) => s.page)),
+        node: median(samples.map((s) => s.node)),
+      };
+    }
+    results.push({ page, elements, ours: measure(ours), reference: measure(reference), memory });
     const r = results.at(-1)!;
     progress(
       `${page.name}: ${elements} elements; wayfarer ${fmtMs(r.ours)}; stagehand ${fmtMs(r.reference)}`,
@@ -210,6 +222,20 @@ if (first && last && first !== last) {
     "| --- | ---: | ---: |",
     `| wayfarer | ${fmtRatio(growth((r) => r.ours, "ms"))} | ${fmtRatio(growth((r) => r.ours, "tokens"))} |`,
     `| stagehand | ${fmtRatio(growth((r) => r.reference, "ms"))} | ${fmtRatio(growth((r) => r.reference, "tokens"))} |`,
+  );
+}
+const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+if (generated.some((r) => r.memory)) {
+  out.push(
+    "",
+    "Memory of one Wayfarer snapshot (heap growth across it after a collection, median of 3):",
+    "",
+    "| page | elements | page JS heap | Node heap |",
+    "| --- | ---: | ---: | ---: |",
+    ...generated.map(
+      (r) =>
+        `| ${r.page.name} | ${r.elements} | ${r.memory ? mb(r.memory.page) : "n/a"} | ${r.memory ? mb(r.memory.node) : "n/a"} |`,
+    ),
   );
 }
 

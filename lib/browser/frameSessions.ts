@@ -63,11 +63,14 @@ async function open(page: Page, frame: Frame): Promise<FrameSession | undefined>
     mainWorlds.clear();
     worlds.clear();
   });
-  // Enabling replays every existing context as an event before it answers.
-  await session.send("Runtime.enable");
-  // New-document scripts run only for a session with the Page domain on.
-  await session.send("Page.enable");
-  await watchNewDocuments(session, WORLD_NAME);
+  // Sent together: a session answers in order, so this costs one round trip. Enabling Runtime
+  // replays every existing context as an event before it answers; new-document scripts run
+  // only for a session with the Page domain on.
+  await Promise.all([
+    session.send("Runtime.enable"),
+    session.send("Page.enable"),
+    watchNewDocuments(session, WORLD_NAME),
+  ]);
   let root: Promise<string> | undefined;
   return {
     session,
