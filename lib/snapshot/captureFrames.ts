@@ -19,6 +19,7 @@ import { inPage } from "../browser/inPage.js";
 import { revealClosedRoots } from "./closedRoots.js";
 import { elementPath } from "./elementPath.js";
 import { type FrameLines, serializeFrame } from "./serializeFrame.js";
+import { PageScriptError } from "./snapshotErrors.js";
 
 /** Closed roots appearing only once others are open are found one level per round. */
 const MAX_SHADOW_ROUNDS = 5;
@@ -110,9 +111,6 @@ async function serialize(owner: FrameSession, world: number, key: string): Promi
   }
   return result.value as FrameLines;
 }
-
-/** Thrown when the outline's own page code fails in the page. */
-export class PageScriptError extends Error {}
 
 /** The frame id of each iframe element of the frame's lines, in their order ("" if none). */
 async function contentFrameIds(owner: FrameSession, world: number, key: string): Promise<string[]> {

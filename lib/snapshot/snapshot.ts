@@ -12,14 +12,7 @@ import {
   resolveSelector,
 } from "../browser/elementResolver.js";
 import { parseSelector } from "../browser/selector.js";
-import {
-  ServiceDomProcessError,
-  ServiceError,
-  ServiceEvalError,
-  ServiceIframeError,
-  ServiceShadowRootMissingError,
-  XPathResolutionError,
-} from "../errors.js";
+import { ServiceError, XPathResolutionError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { type Deadline, sleep } from "../timeout.js";
 import {
@@ -30,11 +23,11 @@ import {
   mainFrameRef,
   mainQuietFor,
   markElements,
-  PageScriptError,
 } from "./captureFrames.js";
 import { type Chunk, chunkOutline, DEFAULT_TOKEN_BUDGET, startChunk } from "./chunks.js";
 import { assembleOutline, type Outline } from "./outline.js";
 import { DOM_GRACE_MS, domWait, networkIdle } from "./settle.js";
+import { missingScope, toSnapshotError } from "./snapshotErrors.js";
 
 export interface SnapshotRequest {
   /** Only this element's subtree (XPath, `xpath=`, or CSS with `>>` frame hops). */
@@ -170,25 +163,4 @@ async function resolveAll(page: Page, selector: string): Promise<Resolution> {
     }
     throw error;
   }
-}
-
-/** Why a scope selector found nothing, as the reference's error for that case. */
-function missingScope(selector: string, note: string | undefined): ServiceError {
-  const noRoot = note?.match(/^xpath=(.*) has no shadow root$/);
-  if (noRoot) return new ServiceShadowRootMissingError(`xpath=${noRoot[1]}`);
-  const noDocument = note?.match(/^frame (.*) has no document yet$/);
-  if (noDocument) {
-    return new ServiceIframeError(noDocument[1]!, "its document is not loaded yet; try again");
-  }
-  return new XPathResolutionError(
-    selector,
-    note ?? "it matches no element in the page or its frames",
-  );
-}
-
-function toSnapshotError(error: unknown): unknown {
-  if (error instanceof ServiceError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof PageScriptError) return new ServiceEvalError(message, { cause: error });
-  return new ServiceDomProcessError(message, { cause: error });
 }
