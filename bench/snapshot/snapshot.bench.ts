@@ -110,6 +110,8 @@ const engines: Engine[] = [];
 let ours: Awaited<ReturnType<typeof startWayfarer>> | undefined;
 let reference: ReferenceEngine | undefined;
 const results: PageResult[] = [];
+const RELOADS = 20;
+const overTime: { engine: string; fresh: number; later: number }[] = [];
 let chromium = "unknown";
 let referenceChromium = "unknown";
 try {
@@ -166,6 +168,31 @@ try {
     progress(
       `${page.name}: ${elements} elements; wayfarer ${fmtMs(r.ours)}; stagehand ${fmtMs(r.reference)}`,
     );
+  }
+
+  // Frames over time: the same 20-frame page loaded again and again in one tab must not make
+  // each capture cost more (the reference's bookkeeping kept every frame it ever saw).
+  const twenty = pages.find((p) => p.name === "outline/twenty-frames.html");
+  if (twenty) {
+    for (const e of [ours, reference]) {
+      const timesAfter = async () => {
+        const ts: number[] = [];
+        for (let i = 0; i < RUNS; i++) {
+          const t0 = performance.now();
+          await e.snapshot?.();
+          ts.push(performance.now() - t0);
+        }
+        return median(ts);
+      };
+      await e.goto(twenty.url);
+      await e.snapshot?.();
+      const fresh = await timesAfter();
+      for (let i = 0; i < RELOADS; i++) await e.goto(twenty.url);
+      await e.snapshot?.();
+      const later = await timesAfter();
+      overTime.push({ engine: e.name, fresh, later });
+      progress(`frames over time, ${e.name}: ${fresh.toFixed(0)} ms → ${later.toFixed(0)} ms`);
+    }
   }
 } finally {
   for (const e of engines) await e.close().catch((error) => progress(`close: ${error}`));
@@ -235,6 +262,20 @@ if (generated.some((r) => r.memory)) {
     ...generated.map(
       (r) =>
         `| ${r.page.name} | ${r.elements} | ${r.memory ? mb(r.memory.page) : "n/a"} | ${r.memory ? mb(r.memory.node) : "n/a"} |`,
+    ),
+  );
+}
+
+if (overTime.length) {
+  out.push(
+    "",
+    `Frames over time: capture of outline/twenty-frames.html (median of ${RUNS}) after one load, and after ${RELOADS} more loads of it in the same tab:`,
+    "",
+    `| engine | after 1 load | after ${RELOADS} more | × |`,
+    "| --- | ---: | ---: | ---: |",
+    ...overTime.map(
+      (o) =>
+        `| ${o.engine} | ${o.fresh.toFixed(0)} ms | ${o.later.toFixed(0)} ms | ${(o.later / o.fresh).toFixed(2)}× |`,
     ),
   );
 }
