@@ -5,10 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ElementHandle, Frame, JSHandle, Page } from "playwright-core";
-import { frameContext } from "./frameSessions.js";
+import { frameContext, newObjectGroup } from "./frameSessions.js";
 
 type Stash = Record<string, unknown>;
-const GROUP = "wayfarer-locator";
 
 export async function closedShadowRoot(
   page: Page,
@@ -18,6 +17,7 @@ export async function closedShadowRoot(
   const key = `__wayfarer_${randomUUID().replaceAll("-", "")}`;
   const global = `globalThis[${JSON.stringify(key)}]`;
   let release: (() => Promise<unknown>) | undefined;
+  const group = newObjectGroup();
   try {
     // Non-enumerable and removed at once: page scripts listing globals do not see it.
     await host.evaluate((el, k) => {
@@ -27,11 +27,11 @@ export async function closedShadowRoot(
     if (!found) return undefined;
     const { owner, contextId } = found;
     const session = owner.session;
-    release = () => session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP });
+    release = () => session.send("Runtime.releaseObjectGroup", { objectGroup: group });
     const { result } = await session.send("Runtime.evaluate", {
       expression: global,
       contextId,
-      objectGroup: GROUP,
+      objectGroup: group,
     });
     if (result.subtype !== "node" || !result.objectId) return undefined;
     const { node } = await session.send("DOM.describeNode", {
@@ -45,7 +45,7 @@ export async function closedShadowRoot(
     const { object } = await session.send("DOM.resolveNode", {
       backendNodeId: root.backendNodeId,
       executionContextId: contextId,
-      objectGroup: GROUP,
+      objectGroup: group,
     });
     await session.send("Runtime.callFunctionOn", {
       objectId: object.objectId!,

@@ -23,20 +23,39 @@ export interface FrameSession {
 }
 
 const sessions = new WeakMap<Frame, Promise<FrameSession | undefined>>();
+const watchedPages = new WeakSet<Page>();
+
+let groups = 0;
+/** A CDP object group of its own for one operation: operations on one target run at once. */
+export const newObjectGroup = () => `wayfarer-${++groups}`;
 
 /** The session of the target `frame` is the root of; undefined for an in-process frame. */
 export function ownSession(page: Page, frame: Frame): Promise<FrameSession | undefined> {
+  if (!watchedPages.has(page)) {
+    watchedPages.add(page);
+    // A child frame that navigates may move into or out of a process of its own: what we know
+    // about it is asked again. The main frame's target lives as long as the page.
+    page.on("framenavigated", (f) => {
+      if (f !== page.mainFrame()) forgetSession(f);
+    });
+  }
   let known = sessions.get(frame);
   if (!known) {
     known = open(page, frame);
     sessions.set(frame, known);
+    // A failed attach is not remembered: the next call tries again.
+    known.catch(() => {
+      if (sessions.get(frame) === known) sessions.delete(frame);
+    });
   }
   return known;
 }
 
-/** Forgets a session (its target went away); the next call opens a new one. */
+/** Forgets what is known about `frame`'s session (detaching it); the next call asks again. */
 export function forgetSession(frame: Frame): void {
+  const known = sessions.get(frame);
   sessions.delete(frame);
+  known?.then((s) => s?.session.detach()).catch(() => {});
 }
 
 async function open(page: Page, frame: Frame): Promise<FrameSession | undefined> {
@@ -49,6 +68,11 @@ async function open(page: Page, frame: Frame): Promise<FrameSession | undefined>
   }
   const mainWorlds = new Map<number, string>();
   const worlds = new Map<string, number>();
+  session.on("close", () => {
+    void sessions.get(frame)?.then((s) => {
+      if (s?.session === session) sessions.delete(frame);
+    });
+  });
   session.on("Runtime.executionContextCreated", ({ context }) => {
     const aux = context.auxData as { isDefault?: boolean; frameId?: string } | undefined;
     if (!aux?.frameId) return;
@@ -90,21 +114,20 @@ export async function frameContext(
   probe: string,
 ): Promise<{ owner: FrameSession; contextId: number; frameId: string } | undefined> {
   for (let attempt = 0; attempt < 2; attempt++) {
+    if (attempt > 0) {
+      // What we knew was out of date (a frame moved between processes): ask again, from scratch.
+      for (let f: Frame | null = frame; f; f = f.parentFrame()) forgetSession(f);
+    }
     for (let f: Frame | null = frame; f; f = f.parentFrame()) {
-      const owner = await ownSession(page, f);
-      if (!owner) {
-        // A frame that was in-process may move to its own process when it navigates.
-        if (attempt > 0) forgetSession(f);
-        continue;
-      }
+      const owner = await ownSession(page, f).catch(() => undefined);
+      if (!owner) continue;
       try {
         const found = await findContext(owner, probe);
         if (found !== undefined) {
           return { owner, contextId: found, frameId: owner.mainWorlds.get(found)! };
         }
       } catch {
-        // The target went away (a navigation to another process): make a new session.
-        forgetSession(f);
+        // The target went away: the next attempt makes a new session.
       }
       break;
     }
@@ -112,21 +135,21 @@ export async function frameContext(
   return undefined;
 }
 
+/** The main-world context where `probe` holds; throws when the session no longer answers. */
 async function findContext(owner: FrameSession, probe: string): Promise<number | undefined> {
   const ids = [...owner.mainWorlds.keys()];
-  if (ids.length === 0) {
-    // Nothing to probe: make sure the session is still alive, so a dead one gets replaced.
-    await owner.session.send("Runtime.evaluate", { expression: "0" });
-    return undefined;
-  }
   const answers = await Promise.all(
     ids.map((contextId) =>
       owner.session
         .send("Runtime.evaluate", { expression: `!!(${probe})`, contextId, returnByValue: true })
         .then((r) => r.result.value === true)
-        .catch(() => false),
+        .catch(() => undefined),
     ),
   );
+  if (answers.every((a) => a === undefined)) {
+    // No context answered (or none is known): is the session itself still alive?
+    await owner.session.send("Runtime.evaluate", { expression: "0" });
+  }
   return ids[answers.indexOf(true)];
 }
 
@@ -149,7 +172,7 @@ export async function sessionOfFrame(
   frameId: string,
 ): Promise<FrameSession | undefined> {
   for (const frame of page.frames()) {
-    const owner = await ownSession(page, frame);
+    const owner = await ownSession(page, frame).catch(() => undefined);
     if (owner && (await owner.rootFrameId().catch(() => undefined)) === frameId) return owner;
   }
   return undefined;

@@ -12,6 +12,7 @@ import {
   type FrameSession,
   frameContext,
   isolatedWorld,
+  newObjectGroup,
   ownSession,
   sessionOfFrame,
 } from "../browser/frameSessions.js";
@@ -23,9 +24,6 @@ import { PageScriptError } from "./snapshotErrors.js";
 
 /** Closed roots appearing only once others are open are found one level per round. */
 const MAX_SHADOW_ROUNDS = 5;
-let groups = 0;
-/** Each operation its own object group: frames of one target are captured at once. */
-const newGroup = () => `wayfarer-snapshot-${++groups}`;
 
 export interface CapturedFrame {
   lines: FrameLines;
@@ -115,12 +113,12 @@ async function serialize(owner: FrameSession, world: number, key: string): Promi
 /** The frame id of each iframe element of the frame's lines, in their order ("" if none). */
 async function contentFrameIds(owner: FrameSession, world: number, key: string): Promise<string[]> {
   const { session } = owner;
-  const GROUP = newGroup();
+  const group = newObjectGroup();
   try {
     const { result } = await session.send("Runtime.evaluate", {
       expression: `globalThis[${JSON.stringify(key)}].frames`,
       contextId: world,
-      objectGroup: GROUP,
+      objectGroup: group,
     });
     if (!result.objectId) return [];
     const { result: items } = await session.send("Runtime.getProperties", {
@@ -141,7 +139,7 @@ async function contentFrameIds(owner: FrameSession, world: number, key: string):
       ),
     );
   } finally {
-    session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => {});
+    session.send("Runtime.releaseObjectGroup", { objectGroup: group }).catch(() => {});
   }
 }
 
@@ -184,12 +182,12 @@ export async function markElements(
     if (!found) return undefined;
     const { owner, contextId, frameId } = found;
     const { session } = owner;
-    const GROUP = newGroup();
+    const group = newObjectGroup();
     const world = await isolatedWorld(owner, frameId);
     const { result } = await session.send("Runtime.evaluate", {
       expression: `globalThis[${JSON.stringify(temp)}]`,
       contextId,
-      objectGroup: GROUP,
+      objectGroup: group,
     });
     const { result: items } = await session.send("Runtime.getProperties", {
       objectId: result.objectId!,
@@ -203,7 +201,7 @@ export async function markElements(
           const { object } = await session.send("DOM.resolveNode", {
             backendNodeId: node.backendNodeId,
             executionContextId: world,
-            objectGroup: GROUP,
+            objectGroup: group,
           });
           return { objectId: object.objectId! };
         }),
@@ -218,7 +216,7 @@ export async function markElements(
       executionContextId: world,
       arguments: [{ value: key }, { value: as }, { value: path }, ...inWorld],
     });
-    session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => {});
+    session.send("Runtime.releaseObjectGroup", { objectGroup: group }).catch(() => {});
     return { owner, frameId };
   } finally {
     await frame.evaluate(REMOVE_FROM_MAIN_WORLD, temp).catch(() => {});

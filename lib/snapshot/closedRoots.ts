@@ -4,11 +4,7 @@
  * closed root to the isolated world's store, where later walks of the same document find it
  * without asking again.
  */
-import type { FrameSession } from "../browser/frameSessions.js";
-
-let groups = 0;
-/** Each operation its own object group: frames of one target are captured at once. */
-const newGroup = () => `wayfarer-snapshot-${++groups}`;
+import { type FrameSession, newObjectGroup } from "../browser/frameSessions.js";
 
 /** The part of CDP's DOM.Node read here. */
 interface DomNode {
@@ -25,12 +21,12 @@ export async function revealClosedRoots(
   key: string,
 ): Promise<number> {
   const { session } = owner;
-  const GROUP = newGroup();
+  const group = newObjectGroup();
   try {
     const { result: list } = await session.send("Runtime.evaluate", {
       expression: `globalThis[${JSON.stringify(key)}].candidates`,
       contextId: world,
-      objectGroup: GROUP,
+      objectGroup: group,
     });
     if (!list.objectId) return 0;
     const { result: items } = await session.send("Runtime.getProperties", {
@@ -51,7 +47,7 @@ export async function revealClosedRoots(
         session.send("DOM.resolveNode", {
           backendNodeId: root.backendNodeId,
           executionContextId: world,
-          objectGroup: GROUP,
+          objectGroup: group,
         }),
       ),
     );
@@ -71,7 +67,7 @@ export async function revealClosedRoots(
     return added.value as number;
   } finally {
     // Not awaited: later commands on this session are ordered after it anyway.
-    session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(() => {});
+    session.send("Runtime.releaseObjectGroup", { objectGroup: group }).catch(() => {});
   }
 }
 
