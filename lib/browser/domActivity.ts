@@ -9,6 +9,8 @@ import type { CDPSession } from "playwright-core";
 export interface DomWatcher {
   /** Milliseconds since an element was added or removed. */
   quietFor(): number;
+  /** Watches a shadow root too (a document's observer does not see into them). */
+  observe(root: ShadowRoot): void;
 }
 
 /** Runs in the isolated world: the watcher of this document, installed on first call. */
@@ -16,6 +18,8 @@ export function watchDom(): DomWatcher {
   const g = globalThis as unknown as { __wayfarerDom?: DomWatcher };
   if (g.__wayfarerDom) return g.__wayfarerDom;
   let last = Date.now();
+  let started = false;
+  const observed = new WeakSet<Node>();
   const observer = new MutationObserver((records) => {
     for (const r of records) {
       if (r.addedNodes.length || r.removedNodes.length) {
@@ -24,11 +28,26 @@ export function watchDom(): DomWatcher {
       }
     }
   });
-  const start = () =>
-    observer.observe(document.documentElement ?? document, { childList: true, subtree: true });
-  if (document.documentElement) start();
-  else document.addEventListener("readystatechange", start, { once: true });
-  g.__wayfarerDom = { quietFor: () => Date.now() - last };
+  const watch = (node: Node) => {
+    if (observed.has(node)) return;
+    observed.add(node);
+    observer.observe(node, { childList: true, subtree: true });
+  };
+  // At document start there may be no element yet: start at the first chance.
+  const start = () => {
+    if (started || !document.documentElement) return;
+    started = true;
+    watch(document.documentElement);
+  };
+  start();
+  if (!started) document.addEventListener("readystatechange", start, { once: true });
+  g.__wayfarerDom = {
+    quietFor: () => {
+      start();
+      return Date.now() - last;
+    },
+    observe: watch,
+  };
   return g.__wayfarerDom;
 }
 

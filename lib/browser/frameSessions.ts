@@ -69,9 +69,12 @@ async function open(page: Page, frame: Frame): Promise<FrameSession | undefined>
   const mainWorlds = new Map<number, string>();
   const worlds = new Map<string, number>();
   session.on("close", () => {
-    void sessions.get(frame)?.then((s) => {
-      if (s?.session === session) sessions.delete(frame);
-    });
+    sessions
+      .get(frame)
+      ?.then((s) => {
+        if (s?.session === session) sessions.delete(frame);
+      })
+      .catch(() => {});
   });
   session.on("Runtime.executionContextCreated", ({ context }) => {
     const aux = context.auxData as { isDefault?: boolean; frameId?: string } | undefined;

@@ -23,8 +23,16 @@ export async function revealClosedRoots(
   const { session } = owner;
   const group = newObjectGroup();
   try {
+    // Only the outermost candidates: a description of a host's whole subtree covers the rest.
     const { result: list } = await session.send("Runtime.evaluate", {
-      expression: `globalThis[${JSON.stringify(key)}].candidates`,
+      expression: `(() => {
+        const all = globalThis[${JSON.stringify(key)}].candidates;
+        const set = new Set(all);
+        return all.filter((c) => {
+          for (let p = c.parentNode; p; p = p.parentNode ?? p.host) if (set.has(p)) return false;
+          return true;
+        });
+      })()`,
       contextId: world,
       objectGroup: group,
     });
@@ -44,27 +52,36 @@ export async function revealClosedRoots(
     for (const d of described) if (d) collectClosedRoots(d.node, closed);
     const roots = await Promise.all(
       closed.map((root) =>
-        session.send("DOM.resolveNode", {
-          backendNodeId: root.backendNodeId,
-          executionContextId: world,
-          objectGroup: group,
-        }),
+        session
+          .send("DOM.resolveNode", {
+            backendNodeId: root.backendNodeId,
+            executionContextId: world,
+            objectGroup: group,
+          })
+          .then((r) => (r.object.objectId ? [{ objectId: r.object.objectId }] : []))
+          // Gone meanwhile: the next capture finds it again if it comes back.
+          .catch(() => []),
       ),
     );
-    // Hosts asked about once are not asked about again while the document lives.
-    const { result: added } = await session.send("Runtime.callFunctionOn", {
+    // A host asked about is not asked again while its size stays the same: a root attached
+    // later (a component defined late) usually changes what it renders.
+    const { result: added, exceptionDetails } = await session.send("Runtime.callFunctionOn", {
       objectId: list.objectId,
       functionDeclaration: `function (...roots) {
         const store = globalThis.__wayfarer;
-        for (const h of this) store.checked.add(h);
+        const all = globalThis[${JSON.stringify(key)}].candidates;
+        for (const h of all) {
+          const r = h.getBoundingClientRect();
+          store.checked.set(h, Math.round(r.width) + "x" + Math.round(r.height));
+        }
         let n = 0;
         for (const r of roots) if (store.roots.get(r.host) !== r) { store.roots.set(r.host, r); n++; }
         return n;
       }`,
-      arguments: roots.map((r) => ({ objectId: r.object.objectId! })),
+      arguments: roots.flat(),
       returnByValue: true,
     });
-    return added.value as number;
+    return exceptionDetails ? 0 : Number(added.value) || 0;
   } finally {
     // Not awaited: later commands on this session are ordered after it anyway.
     session.send("Runtime.releaseObjectGroup", { objectGroup: group }).catch(() => {});

@@ -5,7 +5,8 @@
  */
 export function elementPath(el: Element): string {
   const step = (e: Element, n: number) =>
-    e.namespaceURI === "http://www.w3.org/1999/xhtml" || !e.namespaceURI
+    (e.namespaceURI === "http://www.w3.org/1999/xhtml" || !e.namespaceURI) &&
+    !e.localName.includes(":")
       ? `${e.localName}[${n}]`
       : `*[local-name()='${e.localName}'][${n}]`;
   let path = "";

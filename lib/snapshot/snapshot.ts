@@ -16,18 +16,19 @@ import { ServiceError, XPathResolutionError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { type Deadline, sleep } from "../timeout.js";
 import {
+  type Capture,
   captureFrame,
+  cleanUp,
   type FrameRef,
-  framePrefix,
   isContextLoss,
   mainFrameRef,
   mainQuietFor,
-  markElements,
 } from "./captureFrames.js";
 import { type Chunk, chunkOutline, DEFAULT_TOKEN_BUDGET, startChunk } from "./chunks.js";
+import { framePrefix, markElements } from "./marks.js";
 import { assembleOutline, type Outline } from "./outline.js";
 import { DOM_GRACE_MS, domWait, networkIdle } from "./settle.js";
-import { missingScope, toSnapshotError } from "./snapshotErrors.js";
+import { DocumentChangedError, missingScope, toSnapshotError } from "./snapshotErrors.js";
 
 export interface SnapshotRequest {
   /** Only this element's subtree (XPath, `xpath=`, or CSS with `>>` frame hops). */
@@ -82,9 +83,14 @@ async function captureWithRetries(
   logger: Logger,
 ): Promise<Awaited<ReturnType<typeof captureOnce>>> {
   for (let attempt = 1; ; attempt++) {
+    if (page.isClosed())
+      throw new ServiceError("The page was closed; there is nothing to capture.");
     try {
-      return await captureOnce(page, request);
+      return await captureOnce(page, request, deadline, logger);
     } catch (error) {
+      if (page.isClosed()) {
+        throw new ServiceError("The page was closed during the capture.", { cause: error });
+      }
       if (error instanceof ServiceError || attempt >= ATTEMPTS || !isContextLoss(error)) {
         throw toSnapshotError(error);
       }
@@ -101,17 +107,27 @@ async function captureWithRetries(
 async function captureOnce(
   page: Page,
   request: SnapshotRequest,
+  deadline: Deadline,
+  logger: Logger,
 ): Promise<{ outline: Outline; quietFor: number }> {
   const owned: ElementHandle[] = [];
+  const capture: Capture = {
+    page,
+    key: `__wayfarer_${randomUUID().replaceAll("-", "")}`,
+    // A frame stuck in a loop must not take the whole call with it.
+    childTimeoutMs: Math.max(1_000, deadline.remaining() / 2),
+    touched: [],
+    logger,
+  };
   try {
-    const key = `__wayfarer_${randomUUID().replaceAll("-", "")}`;
     let start: FrameRef | undefined;
     let prefix = "";
     if (request.selector) {
       const { frame, handle } = await resolveScope(page, request.selector);
       owned.push(handle);
-      start = await markElements(page, frame, [handle], key, "scope");
-      if (!start) throw new Error("the scope element's frame went away during the capture");
+      start = await markElements(capture, frame, [handle], "scope");
+      if (!start) throw new DocumentChangedError("the scope element's frame went away");
+      capture.scopeFrameId = start.frameId;
       prefix = await framePrefix(frame);
     }
     const ignored = new Map<Frame, ElementHandle[]>();
@@ -120,13 +136,19 @@ async function captureOnce(
       owned.push(...handles);
       ignored.set(frame, [...(ignored.get(frame) ?? []), ...handles]);
     }
-    for (const [frame, handles] of ignored) await markElements(page, frame, handles, key, "ignore");
+    for (const [frame, handles] of ignored) {
+      if (handles.length === 0) continue;
+      // Leaving something in would show what the caller asked to leave out: start over.
+      const marked = await markElements(capture, frame, handles, "ignore");
+      if (!marked) throw new DocumentChangedError("a frame went away while marking");
+    }
     const main = await mainFrameRef(page);
-    const captured = await captureFrame(page, start ?? main, key);
+    const captured = await captureFrame(capture, start ?? main);
     // The page's own quiet time decides, whichever frame the capture started in.
     const quietFor = start ? await mainQuietFor(main) : captured.lines.quietFor;
     return { outline: assembleOutline(captured, prefix), quietFor };
   } finally {
+    cleanUp(capture);
     await disposeAll(owned);
   }
 }

@@ -14,6 +14,9 @@ import {
 /** Thrown when the outline's own page code fails in the page. */
 export class PageScriptError extends Error {}
 
+/** The document changed under a capture in a way that calls for starting over. */
+export class DocumentChangedError extends Error {}
+
 /** Why a scope selector found nothing, as the reference's error for that case. */
 export function missingScope(selector: string, note: string | undefined): ServiceError {
   const noRoot = note?.match(/^xpath=(.*) has no shadow root$/);
