@@ -7,6 +7,7 @@ import { ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { type DialogPolicy, parseInput, TimeoutSchema } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
+import { watchCrashes } from "./crashes.js";
 import { settleDialogs } from "./dialogs.js";
 import { ownSession } from "./frameSessions.js";
 import { networkActivity } from "./networkActivity.js";
@@ -87,6 +88,7 @@ export class Context {
     this.open.push(page);
     settleDialogs(p, this.settings.dialogs, this.settings.logger);
     networkActivity(p);
+    watchCrashes(p);
     // Our session on the page, opened now so that its first document is already watched.
     ownSession(p, p.mainFrame()).catch(() => {});
     p.once("close", () => {

@@ -181,9 +181,11 @@ async function captureChild(
   parent: FrameSession,
   frameId: string,
 ): Promise<CapturedFrame | undefined> {
-  // Out-of-process frames are known by their sessions (cached); any other is the parent's.
-  const owner = (await sessionOfFrame(capture.page, frameId)) ?? parent;
-  const work = captureFrame(capture, { owner, frameId });
+  const work = (async () => {
+    // Out-of-process frames are known by their sessions (cached); any other is the parent's.
+    const owner = (await sessionOfFrame(capture.page, frameId)) ?? parent;
+    return captureFrame(capture, { owner, frameId });
+  })();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), capture.childTimeoutMs);

@@ -2,7 +2,8 @@
  * Outlines over the token budget are cut into chunks that callers walk with next/previous.
  * Chunks are consecutive runs of outline lines, so each follows the page from top to bottom
  * as the document flows; each starts with the lines of its first node's ancestors, so that a
- * chunk read alone still says where it is (in which frame, form or dialog).
+ * chunk read alone still says where it is (in which frame, form or dialog). A single line over
+ * the budget (a huge text) is cut into pieces.
  */
 import type { OutlineLine } from "./outline.js";
 
@@ -28,7 +29,8 @@ export interface Chunk {
   bottom: number;
 }
 
-export function chunkOutline(lines: OutlineLine[], budget: number): Chunk[] {
+export function chunkOutline(outline: OutlineLine[], budget: number): Chunk[] {
+  const lines = outline.flatMap((line) => splitLong(line, budget));
   const chunks: Chunk[] = [];
   let i = 0;
   while (i < lines.length) {
@@ -86,6 +88,20 @@ export class ChunkWalker {
     if (this.position <= 0) return undefined;
     return this.chunks[--this.position];
   }
+}
+
+/** A line over the budget on its own (a huge text) is cut into pieces that fit. */
+function splitLong(line: OutlineLine, budget: number): OutlineLine[] {
+  if (estimateTokens(line.text) <= budget) return [line];
+  const indent = " ".repeat(depthOf(line.text));
+  const body = line.text.slice(indent.length);
+  // Characters per piece, leaving room for the indentation and the estimate's rounding.
+  const size = Math.max(1, Math.floor((budget - 2) * 3.2) - indent.length);
+  const pieces: OutlineLine[] = [];
+  for (let i = 0; i < body.length; i += size) {
+    pieces.push({ text: indent + body.slice(i, i + size), top: line.top });
+  }
+  return pieces;
 }
 
 function depthOf(text: string): number {

@@ -6,6 +6,9 @@
  */
 import { type FrameSession, newObjectGroup } from "../browser/frameSessions.js";
 
+/** Above this many candidate hosts, the whole document is described at once. */
+const ONE_BY_ONE = 100;
+
 /** The part of CDP's DOM.Node read here. */
 interface DomNode {
   backendNodeId: number;
@@ -41,7 +44,17 @@ export async function revealClosedRoots(
       objectId: list.objectId,
       ownProperties: true,
     });
-    const hosts = items.flatMap((p) => (p.value?.subtype === "node" ? [p.value.objectId!] : []));
+    let hosts = items.flatMap((p) => (p.value?.subtype === "node" ? [p.value.objectId!] : []));
+    if (hosts.length > ONE_BY_ONE) {
+      // Many hosts (a page of components): one description of the whole document costs less
+      // than a round trip each.
+      const { result: root } = await session.send("Runtime.evaluate", {
+        expression: "document.documentElement",
+        contextId: world,
+        objectGroup: group,
+      });
+      if (root.objectId) hosts = [root.objectId];
+    }
     // The whole subtree at once: closed roots inside closed roots come in the same answer.
     const described = await Promise.all(
       hosts.map((objectId) =>

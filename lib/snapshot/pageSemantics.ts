@@ -7,6 +7,12 @@ export function pageSemantics() {
   const XHTML = "http://www.w3.org/1999/xhtml";
   const XLINK = "http://www.w3.org/1999/xlink";
   const SECRET_AUTOCOMPLETE = /password|one-time-code|cc-number|cc-csc/i;
+  /** Names and ids that say "secret" keep a field masked after a "show password" toggle. */
+  const SECRET_NAME = /pass(word|wd|code)?|\bpw\b|pwd|secret|otp|\bpin\b|cvc|cvv/i;
+  /** Inputs seen as password fields once stay masked while the document lives. */
+  const g = globalThis as unknown as { __wayfarerSecrets?: WeakSet<Element> };
+  g.__wayfarerSecrets ??= new WeakSet();
+  const secrets = g.__wayfarerSecrets;
   const BUTTON_INPUTS = ["button", "submit", "reset", "image", "file"];
   const WIDGETS = new Set([
     "button",
@@ -69,10 +75,18 @@ export function pageSemantics() {
   const collapse = (s: string) => s.replace(/\s+/g, " ").trim();
   const quote = (s: string) => JSON.stringify(s);
 
-  /** One XPath step; names XPath cannot write plainly (SVG, `o:p`) go through local-name(). */
+  const htmlDocument = document.contentType === "text/html";
+  const XPATH_NAME = /^[A-Za-z_][\w.-]*$/;
+
+  /**
+   * One XPath step. Names XPath cannot write plainly (SVG and other namespaces, any element of
+   * an XML document such as XHTML, `o:p`, `x-a$b`) go through local-name().
+   */
   function step(el: Element, n: number): string {
-    const plain = (el.namespaceURI === XHTML || !el.namespaceURI) && !el.localName.includes(":");
-    return plain ? `${el.localName}[${n}]` : `*[local-name()='${el.localName}'][${n}]`;
+    const name = el.localName;
+    const plain =
+      htmlDocument && (el.namespaceURI === XHTML || !el.namespaceURI) && XPATH_NAME.test(name);
+    return plain ? `${name}[${n}]` : `*[local-name()=${JSON.stringify(name)}][${n}]`;
   }
 
   function hasLink(el: Element): boolean {
@@ -161,9 +175,26 @@ export function pageSemantics() {
     return tag === "input" || tag === "select" || tag === "textarea" || tag === "button";
   }
 
+  /** The rendered words under `root`, leaving out `skip`'s own (a control's value). */
+  function renderedText(root: Element, skip?: Element): string {
+    let s = "";
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      const p = t.parentElement;
+      if (!p || p === skip || p.localName === "option" || p.localName === "textarea") continue;
+      if (!p.checkVisibility({ visibilityProperty: true })) continue;
+      s += ` ${t.nodeValue}`;
+    }
+    return collapse(s);
+  }
+
+  /** aria-labelledby: referenced elements name even when hidden; their hidden parts do not. */
   function textOfIds(el: Element, ids: string): string {
     const root = el.getRootNode() as Document | ShadowRoot;
-    const texts = ids.split(/\s+/).map((id) => root.getElementById?.(id)?.textContent ?? "");
+    const texts = ids.split(/\s+/).map((id) => {
+      const ref = root.getElementById?.(id);
+      return ref ? renderedText(ref) || collapse(ref.textContent ?? "") : "";
+    });
     return collapse(texts.join(" "));
   }
 
@@ -171,16 +202,16 @@ export function pageSemantics() {
   function labelText(el: Element): string {
     const labels = (el as HTMLInputElement).labels;
     if (!labels?.length) return "";
-    let s = "";
-    for (const label of labels) {
-      const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
-      for (let t = walker.nextNode(); t; t = walker.nextNode()) {
-        const p = t.parentElement;
-        if (p && (p === el || p.localName === "option" || p.localName === "textarea")) continue;
-        s += ` ${t.nodeValue}`;
-      }
-    }
-    return collapse(s);
+    return collapse([...labels].map((label) => renderedText(label, el)).join(" "));
+  }
+
+  /** Words put in by CSS (`::before { content: "Close" }`), for an element with none of its own. */
+  function generatedText(el: Element): string {
+    const parts = ["::before", "::after"].map((pseudo) => {
+      const content = getComputedStyle(el, pseudo).content;
+      return /^".*"$/.test(content) ? (JSON.parse(content) as string) : "";
+    });
+    return collapse(parts.join(" "));
   }
 
   /** The accessible name, simplified; `content` gives the element's own words when asked. */
@@ -206,7 +237,7 @@ export function pageSemantics() {
     if (tag === "img" || tag === "area") return attr("alt");
     if (tag === "iframe" || tag === "frame") return attr("title");
     if (fromContent) {
-      const s = content() || (tag === "button" ? labelText(el) : "");
+      const s = content() || (tag === "button" ? labelText(el) : "") || generatedText(el);
       if (s) return s;
     }
     if (el.namespaceURI !== XHTML) {
@@ -224,9 +255,11 @@ export function pageSemantics() {
         return input.indeterminate ? " mixed" : input.checked ? " checked" : "";
       }
       if (BUTTON_INPUTS.includes(input.type)) return "";
+      if (input.type === "password") secrets.add(input);
       const secret =
-        input.type === "password" ||
-        SECRET_AUTOCOMPLETE.test(input.getAttribute("autocomplete") ?? "");
+        secrets.has(input) ||
+        SECRET_AUTOCOMPLETE.test(input.getAttribute("autocomplete") ?? "") ||
+        SECRET_NAME.test(`${input.name} ${input.id} ${labelText(input)}`);
       if (secret) return input.value ? " filled" : "";
       return input.value ? ` value=${quote(input.value)}` : "";
     }

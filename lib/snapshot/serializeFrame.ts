@@ -74,16 +74,10 @@ export function serializeFrame(
   const { collapse, quote, step } = sem;
   // Elements nested deeper than this are not walked: a guard for the page's call stack.
   const MAX_DEPTH = 800;
-  const SKIP = new Set([
-    "script",
-    "style",
-    "template",
-    "noscript",
-    "head",
-    "meta",
-    "link",
-    "title",
-  ]);
+  const DEEPER = "(more content nested too deep to show)";
+  const SKIP = new Set("script style template noscript head meta link title".split(" "));
+  // Their children are fallback content, shown only when the element itself cannot be.
+  const NO_CHILDREN = new Set("canvas video audio meter progress object embed".split(" "));
   const ATTACHABLE = new Set(
     "article aside blockquote body div footer h1 h2 h3 h4 h5 h6 header main nav p section span".split(
       " ",
@@ -114,6 +108,8 @@ export function serializeFrame(
     inSection: boolean;
     /** Inside a label whose control is rendered: its words are that control's name. */
     inLabel: boolean;
+    /** White space is preformatted (line breaks are lines). */
+    pre: boolean;
     depth: number;
   }
 
@@ -145,8 +141,13 @@ export function serializeFrame(
     if (!custom && !ATTACHABLE.has(tag)) return;
     // The registry is not visible from an isolated world; the :defined state is.
     const defined = custom && el.matches(":defined");
-    // Otherwise: nothing of its own to render, yet it takes room (a root we cannot see).
-    if (!defined && (el.firstElementChild || collapse(el.textContent ?? ""))) return;
+    // Otherwise: nothing of its own is rendered, yet it takes room (a root we cannot see). A
+    // closed root that shows the host's light children through a slot is not caught here.
+    if (!defined && el.firstChild) {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      if (range.getClientRects().length > 0) return;
+    }
     const size = sizeOf(el);
     if (!defined && size.startsWith("0x")) return;
     if (store.checked.get(el) !== size) stash.candidates.push(el);
@@ -172,7 +173,16 @@ export function serializeFrame(
   function visitNodes(nodes: Iterable<Node>, paths: Map<Node, string>, acc: Entry[], ctx: Ctx) {
     for (const node of nodes) {
       if (node.nodeType === 3) {
-        if (ctx.visible && node.nodeValue) acc.push({ t: 0, s: node.nodeValue, el: ctx.el });
+        if (!ctx.visible || !node.nodeValue) continue;
+        if (!ctx.pre) {
+          acc.push({ t: 0, s: node.nodeValue, el: ctx.el });
+          continue;
+        }
+        // Preformatted text keeps its line breaks: each line of it is a line here.
+        node.nodeValue.split("\n").forEach((line, i) => {
+          if (i > 0) acc.push({ t: 1 });
+          acc.push({ t: 0, s: line, el: ctx.el });
+        });
       } else if (node.nodeType === 1) {
         visitElement(node as Element, paths.get(node) ?? "", acc, ctx);
       }
@@ -216,7 +226,11 @@ export function serializeFrame(
     }
     maybeCandidate(el);
     if (cs.contentVisibility === "hidden" || tag === "textarea" || tag === "select") return;
-    if (ctx.depth >= MAX_DEPTH) return;
+    if (NO_CHILDREN.has(tag)) return;
+    if (ctx.depth >= MAX_DEPTH) {
+      if (el.firstElementChild) acc.push({ t: 1 }, { t: 0, s: DEEPER, el }, { t: 1 });
+      return;
+    }
     if (tag === "details" && !(el as HTMLDetailsElement).open) {
       const summary = [...el.children].find((c) => c.localName === "summary");
       if (summary) visitElement(summary, childPaths(el, path, "/").get(summary)!, acc, ctx);
@@ -227,19 +241,30 @@ export function serializeFrame(
     }
   }
 
-  function optionLines(select: HTMLSelectElement): Line[] {
-    return [...select.options].map((option) => ({
-      t: 3,
-      el: option,
-      role: "option",
-      name: collapse(option.label || option.text),
-      states: option.selected ? " selected" : "",
-      interactive: false,
-      path: "",
-      url: "",
-      frame: -1,
-      children: [],
-    }));
+  /** A select's options (under their group's label, if any), chosen and disabled ones marked. */
+  function optionLines(parent: Element): Line[] {
+    const lines: Line[] = [];
+    for (const child of parent.children) {
+      const group = child.localName === "optgroup";
+      if (!group && child.localName !== "option") continue;
+      const option = child as HTMLOptionElement;
+      const states = group
+        ? ""
+        : (option.selected ? " selected" : "") + (option.matches(":disabled") ? " disabled" : "");
+      lines.push({
+        t: 3,
+        el: child,
+        role: group ? "group" : "option",
+        name: collapse(group ? (child.getAttribute("label") ?? "") : option.label || option.text),
+        states,
+        interactive: false,
+        path: "",
+        url: "",
+        frame: -1,
+        children: group ? optionLines(child) : [],
+      });
+    }
+    return lines;
   }
 
   function contentText(entries: Entry[]): string {
@@ -293,6 +318,7 @@ export function serializeFrame(
       cursor: cs.cursor,
       inSection: ctx.inSection || sem.SECTIONING.has(tag),
       inLabel: ctx.inLabel || labelsRendered,
+      pre: cs.whiteSpace.startsWith("pre") || cs.whiteSpace === "break-spaces",
       depth: ctx.depth + 1,
     };
 
@@ -368,7 +394,8 @@ export function serializeFrame(
     let runEl: Element | null = null;
     const flush = () => {
       const s = collapse(run).replace(/^\| /, "").replace(/ \|$/, "");
-      if (s && runEl) push(s, depth, false, "", "", runEl, -1);
+      // Page text that looks like an id line must not pass for one.
+      if (s && runEl) push(s.replace(/^\[(\d+)\]/, "\\[$1]"), depth, false, "", "", runEl, -1);
       run = "";
       runEl = null;
     };
@@ -419,6 +446,7 @@ export function serializeFrame(
       cursor: "auto",
       inSection: false,
       inLabel: false,
+      pre: false,
       depth: 0,
     };
     visitElement(start, stash.scope ? elementPath(start) : `/${step(start, 1)}`, entries, ctx);

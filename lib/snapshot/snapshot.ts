@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ElementHandle, Frame, Page } from "playwright-core";
+import { failOnCrash, hasCrashed } from "../browser/crashes.js";
 import {
   AmbiguousSelectorError,
   disposeAll,
@@ -12,7 +13,7 @@ import {
   resolveSelector,
 } from "../browser/elementResolver.js";
 import { parseSelector } from "../browser/selector.js";
-import { ServiceError, XPathResolutionError } from "../errors.js";
+import { ServiceDomProcessError, ServiceError, XPathResolutionError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { type Deadline, sleep } from "../timeout.js";
 import {
@@ -75,6 +76,12 @@ export async function takeSnapshot(
   }
 }
 
+function crashError(): ServiceDomProcessError {
+  return new ServiceDomProcessError(
+    "the page's renderer crashed (out of memory, or a page too deep or large for it)",
+  );
+}
+
 /** One capture; a document replaced while it runs (a navigation) means starting over. */
 async function captureWithRetries(
   page: Page,
@@ -83,10 +90,13 @@ async function captureWithRetries(
   logger: Logger,
 ): Promise<Awaited<ReturnType<typeof captureOnce>>> {
   for (let attempt = 1; ; attempt++) {
-    if (page.isClosed())
+    if (page.isClosed()) {
       throw new ServiceError("The page was closed; there is nothing to capture.");
+    }
+    if (hasCrashed(page)) throw crashError();
     try {
-      return await captureOnce(page, request, deadline, logger);
+      // A crashed renderer never answers: fail then, not at the deadline.
+      return await failOnCrash(page, captureOnce(page, request, deadline, logger), crashError);
     } catch (error) {
       if (page.isClosed()) {
         throw new ServiceError("The page was closed during the capture.", { cause: error });

@@ -63,8 +63,11 @@ for (const profile of ["local", "serverless"] as const) {
       const client = await openFrames();
       const page = client.context.activePage()!;
       await page.click(crossFrame);
-      const text = await page.deepLocator("#cross >> #inner").textContent();
-      expect(text).toBe(`inner clicked at ${new URL(server.otherSite).host}`);
+      // Input to an out-of-process frame is routed through the browser: the handler may run
+      // just after click() returns.
+      await expect
+        .poll(() => page.deepLocator("#cross >> #inner").textContent(), { timeout: 5_000 })
+        .toBe(`inner clicked at ${new URL(server.otherSite).host}`);
       await page.type("iframe#cross >> #field", "typed across sites");
       expect(await page.deepLocator(`${crossFrame.replace("button", "input")}`).inputValue()).toBe(
         "typed across sites",

@@ -38,14 +38,19 @@ describe("chunks (pure)", () => {
     expect(seen).toEqual(lines.map((l) => l.text));
   });
 
-  it("keeps a line longer than the budget whole, alone in its chunk", () => {
+  it("cuts a line longer than the budget into pieces that fit", () => {
     const lines: OutlineLine[] = [
       { text: "short", top: 0 },
-      { text: "x".repeat(400), top: 10 },
+      { text: `  ${"x".repeat(400)}`, top: 10 },
       { text: "after", top: 20 },
     ];
     const chunks = chunkOutline(lines, 20);
-    expect(chunks.map((c) => c.text)).toEqual(["short", "x".repeat(400), "after"]);
+    for (const chunk of chunks) expect(chunk.tokens).toBeLessThanOrEqual(20);
+    // Every piece of the long line, once, in order; "short" opens each chunk as its ancestor.
+    const xs = chunks.map((c) => c.text.replace(/[^x]/g, "")).join("");
+    expect(xs).toBe("x".repeat(400));
+    expect(chunks.at(-1)!.text.endsWith("\nafter")).toBe(true);
+    expect(chunks.slice(1, -1).every((c) => c.text.startsWith("short\n  x"))).toBe(true);
   });
 
   it("starts at the chunk holding the top of the viewport and walks both ways", () => {

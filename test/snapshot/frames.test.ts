@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Client } from "../../lib/index.js";
+import { type Client, ServiceDomProcessError } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
+import { failure } from "../support/failure.js";
 import {
   expectIdsResolve,
   expectVisibleTextIn,
@@ -98,3 +99,45 @@ for (const profile of ["local", "serverless"] as const) {
     });
   });
 }
+
+describe("frames that do not answer", () => {
+  const previous = process.env.WAYFARER_BROWSER_PROFILE;
+  beforeAll(() => {
+    // Out of process, a frame stuck in a loop holds only its own renderer.
+    process.env.WAYFARER_BROWSER_PROFILE = "local";
+  });
+  afterAll(() => {
+    if (previous === undefined) delete process.env.WAYFARER_BROWSER_PROFILE;
+    else process.env.WAYFARER_BROWSER_PROFILE = previous;
+  });
+
+  it("shows a frame stuck in a loop empty, within the call's timeout", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(
+      `${server.url("outline/busy-frame.html")}?other=${encodeURIComponent(server.otherSite)}`,
+    );
+    // The child's loop starts 300 ms after its load.
+    await new Promise((r) => setTimeout(r, 600));
+    const started = Date.now();
+    const { pageText } = await client.extract({ timeout: 4_000 });
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(pageText.split("\n")).toEqual([
+      "Parent text",
+      '[1] button "Parent button"',
+      'iframe "Busy"',
+    ]);
+  });
+
+  it("fails at once, with the reference's error, when the page's renderer crashed", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(server.url("basic.html"));
+    await page.playwrightPage.goto("chrome://crash").catch(() => {});
+    const started = Date.now();
+    const error = await failure(client.extract({ timeout: 20_000 }));
+    expect(error).toBeInstanceOf(ServiceDomProcessError);
+    expect(error.message).toContain("crashed");
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});

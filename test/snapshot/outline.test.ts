@@ -64,12 +64,21 @@ describe("outline of a form", () => {
     expect(snapshot.text).not.toContain("321");
     expect(snapshot.text).toMatch(/\[\d+\] textbox "Password" filled/);
     expect(snapshot.text).toMatch(/\[\d+\] textbox "Card code" filled/);
+    // A field named as a password stays masked after a "show password" toggle made it text.
+    expect(snapshot.text).not.toContain("shown-secret-value");
+    expect(snapshot.text).toMatch(/\[\d+\] textbox "Repeat password" filled/);
+    const page = client.context.activePage()!;
+    await page.evaluate("document.getElementById('password').type = 'text'");
+    const toggled = await snapshotOf(client);
+    expect(toggled.text).not.toContain("hunter2");
+    expect(toggled.text).toMatch(/\[\d+\] textbox "Password" filled/);
   });
 
   it("leaves out what is not rendered, and keeps words out of the outline once they name something", async () => {
     const client = await openForm();
     const { text } = await snapshotOf(client);
     for (const hidden of [
+      "HIDDEN-LABEL-PART",
       "HIDDEN-DISPLAY",
       "HIDDEN-VISIBILITY",
       "HIDDEN-ATTRIBUTE",
@@ -98,6 +107,28 @@ describe("outline of a form", () => {
     expect(Object.keys(snapshot.urls)).toHaveLength(3);
     // The outline names ids, never URLs.
     expect(snapshot.text).not.toContain("help.html");
+  });
+});
+
+describe("odd content", () => {
+  it("keeps pre line breaks, skips fallback content, escapes id-like text, groups options, names by CSS, marks what is too deep", async () => {
+    const client = await clients.open();
+    await client.context.activePage()!.goto(server.url("outline/odd.html"));
+    const snapshot = await snapshotOf(client);
+    const { text } = snapshot;
+    expect(text).toMatch(/^first line\nsecond line$/m);
+    for (const fallback of ["CANVAS-FALLBACK", "fallback button", "VIDEO-FALLBACK", "Too deep"]) {
+      expect(text).not.toContain(fallback);
+    }
+    // Page text that looks like an id line is escaped; the only [1] is a real element.
+    expect(text).toContain('\\[1] button "Pay now"');
+    expect(text.match(/^\s*\[1\] /gm)).toHaveLength(1);
+    expect(text).toMatch(
+      /combobox "Region" value="France"\n\s+group "Europe"\n\s+option "France" selected\n\s+group "Asia"\n\s+option "Japan" disabled/,
+    );
+    expect(text).toMatch(/\[\d+\] button "Close"/);
+    expect(text).toContain("(more content nested too deep to show)");
+    await expectIdsResolve(client, snapshot, refsIn("outline/odd.html"));
   });
 });
 

@@ -46,6 +46,8 @@ describe("selector: one subtree", () => {
       "Slow",
       "Fast",
       "Notes",
+      "Phone",
+      "Repeat password",
       "Send",
       "Later",
     ]);
