@@ -51,6 +51,19 @@ export function watchDom(): DomWatcher {
   return g.__wayfarerDom;
 }
 
+/**
+ * Runs in the isolated world: how long the document has been quiet. A document the watcher
+ * has not seen from its start (it was there before our session was) counts from its load.
+ */
+export function quietFor(watchDom: () => DomWatcher): number {
+  const watched = "__wayfarerDom" in globalThis;
+  const watcher = watchDom();
+  if (watched) return watcher.quietFor();
+  if (document.readyState !== "complete") return 0;
+  const [navigation] = performance.getEntriesByType("navigation") as PerformanceNavigationTiming[];
+  return navigation?.loadEventEnd ? performance.now() - navigation.loadEventEnd : 0;
+}
+
 /** Source of `watchDom` with a local `__name` (bundlers that keep names call it; see inPage.ts). */
 export const WATCH_DOM_SOURCE = `(() => { const __name = (f) => f; return (${watchDom.toString()}); })()`;
 

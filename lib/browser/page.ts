@@ -7,7 +7,6 @@ import { z } from "zod";
 import { parseInput, SelectorSchema, TimeoutSchema } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocator.js";
-import { ownSession } from "./frameSessions.js";
 import { inPage } from "./inPage.js";
 
 export const WaitUntilSchema = z.enum(["load", "domcontentloaded", "networkidle", "commit"]);
@@ -211,12 +210,9 @@ export class Page {
     const waitUntil = opts?.waitUntil ?? "load";
     // Playwright enforces the same limit; ours also bounds the wait when the page is wedged.
     const response = await this.scrubbed(
-      withTimeout(method, timeout, `the ${waitUntil} event`, async () => {
-        // The page's CDP session (opened when the page was adopted) must be ready before the
-        // new document starts, so that its element watcher runs from the start.
-        await ownSession(this.playwrightPage, this.playwrightPage.mainFrame()).catch(() => {});
-        return run({ waitUntil, timeout }, opts);
-      }),
+      withTimeout(method, timeout, `the ${waitUntil} event`, () =>
+        run({ waitUntil, timeout }, opts),
+      ),
     );
     return { opts, response };
   }

@@ -6,7 +6,7 @@
  * times costs what a fresh one does.
  */
 import type { Page } from "playwright-core";
-import { WATCH_DOM_SOURCE } from "../browser/domActivity.js";
+import { quietFor, WATCH_DOM_SOURCE } from "../browser/domActivity.js";
 import {
   type FrameSession,
   isolatedWorld,
@@ -51,12 +51,17 @@ export interface Capture {
 }
 
 /** Sent as source, with what the walk needs as arguments and a local `__name` (see inPage.ts). */
+const DOM_SOURCE = `(() => {
+  const watch = ${WATCH_DOM_SOURCE};
+  return { watch, quietFor: () => (${quietFor.toString()})(watch) };
+})()`;
+
 const SERIALIZE = `function (request) {
   const __name = (f) => f;
   return (${serializeFrame.toString()})(
     request,
     (${pageSemantics.toString()})(),
-    ${WATCH_DOM_SOURCE},
+    ${DOM_SOURCE},
     (${elementPath.toString()}),
   );
 }`;
@@ -71,11 +76,7 @@ export async function mainFrameRef(page: Page): Promise<FrameRef> {
 export async function mainQuietFor(main: FrameRef): Promise<number> {
   const world = await isolatedWorld(main.owner, main.frameId);
   const { result, exceptionDetails } = await main.owner.session.send("Runtime.callFunctionOn", {
-    functionDeclaration: `function () {
-      const watched = "__wayfarerDom" in globalThis;
-      const watcher = (${WATCH_DOM_SOURCE})();
-      return watched ? watcher.quietFor() : 0;
-    }`,
+    functionDeclaration: `function () { const __name = (f) => f; return ${DOM_SOURCE}.quietFor(); }`,
     executionContextId: world,
     returnByValue: true,
   });

@@ -48,7 +48,7 @@ export interface FrameLines {
   frame: number[];
   /** Whether the walk saw hosts worth asking CDP about (closed shadow roots). */
   candidates: number;
-  /** Milliseconds since the document's elements last changed (0: not watched until now). */
+  /** Milliseconds since the document's elements last changed (or since its load). */
   quietFor: number;
   /** A scope was expected and is gone (its document was replaced). */
   scopeLost: boolean;
@@ -59,11 +59,11 @@ export interface FrameLines {
 export function serializeFrame(
   request: { key: string; expectScope: boolean },
   sem: PageSemantics,
-  watchDom: () => DomWatcher,
+  dom: { watch: () => DomWatcher; quietFor: () => number },
   elementPath: (el: Element) => string,
 ): FrameLines {
-  const watched = "__wayfarerDom" in globalThis;
-  const watcher = watchDom();
+  const quietFor = dom.quietFor();
+  const watcher = dom.watch();
   const g = globalThis as unknown as Record<string, FrameStash> & { __wayfarer?: WorldStore };
   g.__wayfarer ??= { roots: new WeakMap(), checked: new WeakMap() };
   const store = g.__wayfarer;
@@ -122,7 +122,7 @@ export function serializeFrame(
     top: [],
     frame: [],
     candidates: 0,
-    quietFor: watched ? watcher.quietFor() : 0,
+    quietFor,
     scopeLost: request.expectScope && !stash.scope,
     viewportHeight: window.innerHeight,
     scrollY: window.scrollY,
