@@ -135,19 +135,15 @@ export function serializeFrame(
   };
 
   /** Hosts whose closed shadow root CDP should look for: asked again when their size changes. */
-  function maybeCandidate(el: Element): void {
+  function maybeCandidate(el: Element, rendersContent: boolean): void {
     const tag = el.localName;
     const custom = tag.includes("-");
     if (!custom && !ATTACHABLE.has(tag)) return;
     // The registry is not visible from an isolated world; the :defined state is.
     const defined = custom && el.matches(":defined");
-    // Otherwise: nothing of its own is rendered, yet it takes room (a root we cannot see). A
+    // Otherwise: nothing of its own is shown, yet it takes room (a root we cannot see). A
     // closed root that shows the host's light children through a slot is not caught here.
-    if (!defined && el.firstChild) {
-      const range = document.createRange();
-      range.selectNodeContents(el);
-      if (range.getClientRects().length > 0) return;
-    }
+    if (!defined && rendersContent) return;
     const size = sizeOf(el);
     if (!defined && size.startsWith("0x")) return;
     if (store.checked.get(el) !== size) stash.candidates.push(el);
@@ -224,7 +220,6 @@ export function serializeFrame(
       visitNodes(shadow.childNodes, childPaths(shadow, path, "//"), acc, ctx);
       return;
     }
-    maybeCandidate(el);
     if (cs.contentVisibility === "hidden" || tag === "textarea" || tag === "select") return;
     if (NO_CHILDREN.has(tag)) return;
     if (ctx.depth >= MAX_DEPTH) {
@@ -342,6 +337,12 @@ export function serializeFrame(
 
     const children: Entry[] = [];
     visitChildren(el, cs, path, children, childCtx);
+    if (!el.shadowRoot && !store.roots.has(el)) {
+      maybeCandidate(
+        el,
+        children.some((c) => c.t === 3 || (c.t === 0 && c.s.trim() !== "")),
+      );
+    }
 
     const block = (entries: Entry[]) => {
       if (display === "table-cell") acc.push({ t: 2 }, ...entries, { t: 2 });
