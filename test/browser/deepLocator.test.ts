@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Client } from "../../lib/index.js";
 import {
   ContentFrameNotFoundError,
@@ -7,6 +7,7 @@ import {
   XPathResolutionError,
 } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
+import { useBrowserProfile } from "../support/env.js";
 import { failure } from "../support/failure.js";
 import { liveGroupMembers } from "../support/processes.js";
 import { useStaticServer } from "../support/staticServer.js";
@@ -28,14 +29,7 @@ const sameFrame = "/html/body/iframe[1]/html/body/button";
 
 for (const profile of ["local", "serverless"] as const) {
   describe(`${profile} profile`, () => {
-    const previous = process.env.WAYFARER_BROWSER_PROFILE;
-    beforeAll(() => {
-      process.env.WAYFARER_BROWSER_PROFILE = profile;
-    });
-    afterAll(() => {
-      if (previous === undefined) delete process.env.WAYFARER_BROWSER_PROFILE;
-      else process.env.WAYFARER_BROWSER_PROFILE = previous;
-    });
+    useBrowserProfile(profile);
 
     async function openFrames(): Promise<Client> {
       const client = await clients.open();

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Client, ServiceDomProcessError } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
+import { useBrowserProfile } from "../support/env.js";
 import { failure } from "../support/failure.js";
 import {
   expectIdsResolve,
@@ -32,14 +33,7 @@ async function outOfProcessFrames(client: Client): Promise<string[]> {
 
 for (const profile of ["local", "serverless"] as const) {
   describe(`frames, ${profile} profile`, () => {
-    const previous = process.env.WAYFARER_BROWSER_PROFILE;
-    beforeAll(() => {
-      process.env.WAYFARER_BROWSER_PROFILE = profile;
-    });
-    afterAll(() => {
-      if (previous === undefined) delete process.env.WAYFARER_BROWSER_PROFILE;
-      else process.env.WAYFARER_BROWSER_PROFILE = previous;
-    });
+    useBrowserProfile(profile);
 
     const outer = () =>
       `${server.url("outline/frames-outer.html")}?other=${encodeURIComponent(server.otherSite)}`;
@@ -101,15 +95,8 @@ for (const profile of ["local", "serverless"] as const) {
 }
 
 describe("frames that do not answer", () => {
-  const previous = process.env.WAYFARER_BROWSER_PROFILE;
-  beforeAll(() => {
-    // Out of process, a frame stuck in a loop holds only its own renderer.
-    process.env.WAYFARER_BROWSER_PROFILE = "local";
-  });
-  afterAll(() => {
-    if (previous === undefined) delete process.env.WAYFARER_BROWSER_PROFILE;
-    else process.env.WAYFARER_BROWSER_PROFILE = previous;
-  });
+  // Out of process, a frame stuck in a loop holds only its own renderer.
+  useBrowserProfile("local");
 
   it("shows a frame stuck in a loop empty, within the call's timeout", async () => {
     const client = await clients.open();
