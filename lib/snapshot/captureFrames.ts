@@ -17,8 +17,9 @@ import {
 import type { Logger } from "../log.js";
 import { revealClosedRoots } from "./closedRoots.js";
 import { elementPath } from "./elementPath.js";
+import type { FrameLines } from "./frameLines.js";
 import { pageSemantics } from "./pageSemantics.js";
-import { type FrameLines, serializeFrame } from "./serializeFrame.js";
+import { serializeFrame } from "./serializeFrame.js";
 import { DocumentChangedError, PageScriptError } from "./snapshotErrors.js";
 
 /** Closed roots appearing only once others are open are found one level per round. */

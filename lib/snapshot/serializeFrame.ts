@@ -10,51 +10,8 @@
  * text, with what it needs (roles and names, element paths, the DOM watcher) as arguments.
  */
 import type { DomWatcher } from "../browser/domActivity.js";
+import type { FrameLines, FrameStash, WorldStore } from "./frameLines.js";
 import type { PageSemantics } from "./pageSemantics.js";
-
-/** Kept in the isolated world for the life of the document: what CDP told us once. */
-export interface WorldStore {
-  /** Host → its closed shadow root. */
-  roots: WeakMap<Element, ShadowRoot>;
-  /** Host CDP has looked at → its size then; asked again only once that changes. */
-  checked: WeakMap<Element, string>;
-}
-
-/** One capture's state in a frame's isolated world, under the capture's key. */
-export interface FrameStash {
-  /** Hosts that may carry a closed shadow root (filled by the walk). */
-  candidates: Element[];
-  /** The iframe elements of the frame's lines, in line order (filled by the walk). */
-  frames: Element[];
-  /** Only this element's subtree is outlined. */
-  scope?: Element;
-  /** These elements and their subtrees are left out. */
-  ignore?: Set<Element>;
-}
-
-export interface FrameLines {
-  /** Line text without indentation or id, e.g. `link "Home"`. */
-  text: string[];
-  depth: number[];
-  /** 1 for an element that gets an id. */
-  interactive: number[];
-  /** Selector of the element within this frame (XPath, `//` at shadow boundaries); "" if none. */
-  path: string[];
-  /** Absolute URL of a link; "" if none. */
-  url: string[];
-  /** Distance from the top of the document, CSS px, for viewport ordering. */
-  top: number[];
-  /** Index into `stash.frames` for an iframe line; -1 otherwise. */
-  frame: number[];
-  /** Whether the walk saw hosts worth asking CDP about (closed shadow roots). */
-  candidates: number;
-  /** Milliseconds since the document's elements last changed (or since its load). */
-  quietFor: number;
-  /** A scope was expected and is gone (its document was replaced). */
-  scopeLost: boolean;
-  viewportHeight: number;
-  scrollY: number;
-}
 
 export function serializeFrame(
   request: { key: string; expectScope: boolean },
