@@ -102,20 +102,34 @@ export class ServiceShadowRootMissingError extends ServiceError {
 
 export class LLMResponseError extends ServiceError {
   override name = "LLMResponseError";
+  /** HTTP status of the provider's answer, when there was one. */
+  readonly status: number | undefined;
   constructor(
     readonly operation: string,
     detail: string,
-    options: ServiceErrorOptions = {},
+    options: ServiceErrorOptions & { status?: number } = {},
   ) {
-    super(`${operation}: the model's answer could not be used: ${detail}`, options);
+    const status = options.status === undefined ? "" : ` (HTTP ${options.status})`;
+    super(`${operation}: the model's answer could not be used${status}: ${detail}`, options);
+    this.status = options.status;
   }
 }
 
 export class MissingLLMConfigurationError extends ServiceError {
   override name = "MissingLLMConfigurationError";
-  constructor(options: ServiceErrorOptions = {}) {
+  /**
+   * `missing` names what to set: an environment variable (`OPENAI_API_KEY`) or an option
+   * (`model.baseURL`); without it, no model was configured at all.
+   */
+  constructor(
+    readonly missing?: string,
+    readonly provider?: string,
+    options: ServiceErrorOptions = {},
+  ) {
     super(
-      'No model is configured. Pass `model: "provider/model"` (with its API key in the option or the provider\'s environment variable) or `llmClient` to the Client.',
+      missing
+        ? `The ${provider ?? "model"} provider needs ${missing}: set it${missing.startsWith("model.") ? "" : ` in the environment, or pass model.apiKey`}.`
+        : 'No model is configured. Pass `model: "provider/model"` (with its API key in the option or the provider\'s environment variable) or `llmClient` to the Client.',
       options,
     );
   }

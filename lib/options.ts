@@ -7,6 +7,7 @@ import type { Dialog } from "playwright-core";
 import { z } from "zod";
 import { ServiceValidationError } from "./errors.js";
 import type { LogReceiver } from "./log.js";
+import { ModelConfigurationSchema } from "./model/config.js";
 
 const positiveInt = (what: string) =>
   z
@@ -60,16 +61,7 @@ export type LocalBrowserLaunchOptions = z.input<typeof LocalBrowserLaunchOptions
 export type ResolvedLaunchOptions = z.output<typeof LocalBrowserLaunchOptionsSchema>;
 export const KNOWN_LAUNCH_OPTIONS = Object.keys(LocalBrowserLaunchOptionsSchema.shape);
 
-/** A string `provider/model`, or an object with `modelName` (full shapes: models issue). */
-export const ModelConfigurationSchema = z.union([
-  z.string().min(1),
-  z.looseObject({
-    modelName: z.string().min(1),
-    apiKey: z.string().optional(),
-    baseURL: z.string().optional(),
-  }),
-]);
-export type ModelConfiguration = z.input<typeof ModelConfigurationSchema>;
+export { type ModelConfiguration, ModelConfigurationSchema } from "./model/config.js";
 
 export type DialogHandler = (dialog: Dialog) => void | Promise<void>;
 export const DialogPolicySchema = z.union([

@@ -1,0 +1,124 @@
+/**
+ * Model configuration as the interface reference writes it: a `provider/model` string, or
+ * exactly one of four object shapes (Generic, Vertex, Azure with an Entra token, Azure with an
+ * API key), each refusing unknown properties. The library and the service parse with these.
+ */
+import { z } from "zod";
+
+const Headers = z.record(z.string(), z.string());
+const Url = z.url({ error: "expected an absolute URL" });
+
+/** Providers a Generic shape (or a `provider/model` string) may name. */
+export const GENERIC_PROVIDERS = ["openai", "anthropic", "google", "microsoft", "bedrock"] as const;
+/** Every provider this layer knows; `vertex` and `azure` come with shapes of their own. */
+export const PROVIDERS = [...GENERIC_PROVIDERS, "vertex", "azure"] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+export const ModelNameSchema = z
+  .string({ error: 'expected a model name such as "openai/gpt-4.1-mini"' })
+  .trim()
+  .min(1, { error: 'expected a model name such as "openai/gpt-4.1-mini"' });
+
+export const GenericModelConfigSchema = z.strictObject({
+  modelName: ModelNameSchema,
+  apiKey: z.string().min(1).optional(),
+  baseURL: Url.optional(),
+  headers: Headers.optional(),
+  openaiEndpointFormat: z.enum(["responses", "chat"]).optional(),
+  provider: z.enum(GENERIC_PROVIDERS).optional(),
+});
+
+export const GoogleServiceAccountCredentialsSchema = z.strictObject({
+  private_key: z.string().min(1),
+  client_email: z.string().min(1),
+  type: z.literal("service_account").optional(),
+  project_id: z.string().optional(),
+  private_key_id: z.string().optional(),
+  client_id: z.string().optional(),
+  universe_domain: z.string().optional(),
+  auth_uri: Url.optional(),
+  token_uri: Url.optional(),
+  auth_provider_x509_cert_url: Url.optional(),
+  client_x509_cert_url: Url.optional(),
+});
+
+export const GoogleServiceAccountAuthSchema = z.strictObject({
+  type: z.literal("googleServiceAccount"),
+  credentials: GoogleServiceAccountCredentialsSchema,
+  scopes: z.union([z.string(), z.array(z.string())]).optional(),
+  projectId: z.string().optional(),
+  universeDomain: z.string().optional(),
+});
+
+export const VertexModelProviderOptionsSchema = z.strictObject({
+  vertex: z.strictObject({
+    project: z.string().min(1),
+    location: z.string().min(1),
+    baseURL: Url.optional(),
+    headers: Headers.optional(),
+  }),
+});
+
+export const VertexModelConfigSchema = z.strictObject({
+  modelName: ModelNameSchema,
+  apiKey: z.string().min(1).optional(),
+  baseURL: Url.optional(),
+  headers: Headers.optional(),
+  provider: z.literal("vertex"),
+  auth: GoogleServiceAccountAuthSchema,
+  providerOptions: VertexModelProviderOptionsSchema,
+});
+
+export const AzureModelProviderOptionsSchema = z.strictObject({
+  azure: z.strictObject({
+    resourceName: z.string().min(1).optional(),
+    baseURL: Url.optional(),
+    apiVersion: z.string().min(1).optional(),
+    useDeploymentBasedUrls: z.boolean().optional(),
+    headers: Headers.optional(),
+  }),
+});
+
+export const AzureEntraIdAuthSchema = z.strictObject({
+  type: z.literal("azureEntraId"),
+  token: z.string().min(1),
+});
+
+export const AzureEntraModelConfigSchema = z.strictObject({
+  modelName: ModelNameSchema,
+  baseURL: Url.optional(),
+  headers: Headers.optional(),
+  provider: z.literal("azure"),
+  providerOptions: AzureModelProviderOptionsSchema,
+  auth: AzureEntraIdAuthSchema,
+});
+
+export const AzureKeyModelConfigSchema = z.strictObject({
+  modelName: ModelNameSchema,
+  apiKey: z.string().min(1).optional(),
+  baseURL: Url.optional(),
+  headers: Headers.optional(),
+  provider: z.literal("azure"),
+  providerOptions: AzureModelProviderOptionsSchema,
+});
+
+/** Exactly one of the four shapes: each refuses what the others have. */
+export const ModelConfigSchema = z.union(
+  [
+    GenericModelConfigSchema,
+    VertexModelConfigSchema,
+    AzureEntraModelConfigSchema,
+    AzureKeyModelConfigSchema,
+  ],
+  {
+    error:
+      'expected a model object of one of four shapes: { modelName, apiKey?, baseURL?, headers?, openaiEndpointFormat?, provider? }, Vertex { modelName, provider: "vertex", auth, providerOptions }, or Azure { modelName, provider: "azure", providerOptions, apiKey? | auth }',
+  },
+);
+export type ModelConfig = z.infer<typeof ModelConfigSchema>;
+
+/** What `model` options take: a `provider/model` string or a ModelConfig. */
+export const ModelConfigurationSchema = z.union([ModelNameSchema, ModelConfigSchema], {
+  error: 'expected a "provider/model" string or a model configuration object',
+});
+export type ModelConfiguration = z.input<typeof ModelConfigurationSchema>;

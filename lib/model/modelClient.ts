@@ -1,0 +1,205 @@
+/**
+ * Every model call of the project goes through here: the model is chosen (per-call model, else
+ * the client's, else `llmClient`), the system prompt joined, the answer parsed by a zod schema,
+ * rate limits and server errors retried with backoff inside the call's deadline, usage counted,
+ * secrets kept out of errors, logs and inference files.
+ */
+import { APICallError, generateText, type LanguageModel, NoObjectGeneratedError, Output } from "ai";
+import type { z } from "zod";
+import { LLMResponseError, MissingLLMConfigurationError, ServiceError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { Usage } from "../metrics.js";
+import { sleep } from "../timeout.js";
+import type { ModelConfiguration } from "./config.js";
+import type { InferenceLog } from "./inferenceLog.js";
+import { type ResolvedModel, resolveModel } from "./providers.js";
+
+export type Operation = "act" | "extract" | "observe" | "agent";
+
+export interface ModelCall<T> {
+  operation: Operation;
+  /** The operation's own instructions; the client's `systemPrompt` is joined after them. */
+  system: string;
+  prompt: string;
+  /** PNG or JPEG images sent with the prompt (a screenshot). */
+  images?: { data: Uint8Array; mediaType: string }[];
+  schema: z.ZodType<T>;
+  /** A per-call model, overriding the client's. */
+  model?: ModelConfiguration;
+  /** Ends the call (and its retries): the caller's deadline. */
+  signal: AbortSignal;
+}
+
+export interface ModelAnswer<T> {
+  value: T;
+  usage: Usage;
+  model: string;
+}
+
+export interface ModelClientSettings {
+  model?: ModelConfiguration;
+  llmClient?: LanguageModel;
+  systemPrompt?: string;
+  logger: Logger;
+  inferenceLog?: InferenceLog;
+  env?: Record<string, string | undefined>;
+}
+
+/** Waits before the retries of a rate-limited or failed call; the last one's error is raised. */
+export const RETRY_DELAYS_MS = [250, 1_000, 3_000];
+
+export class ModelClient {
+  private readonly resolved = new Map<string, ResolvedModel>();
+
+  constructor(private readonly settings: ModelClientSettings) {}
+
+  async generate<T>(call: ModelCall<T>): Promise<ModelAnswer<T>> {
+    const { model, label } = this.choose(call.model);
+    const system = [call.system, this.settings.systemPrompt].filter(Boolean).join("\n\n");
+    const content = [
+      { type: "text" as const, text: call.prompt },
+      ...(call.images ?? []).map((i) => ({
+        type: "image" as const,
+        image: i.data,
+        mediaType: i.mediaType,
+      })),
+    ];
+    const started = Date.now();
+    const record = {
+      operation: call.operation,
+      model: label,
+      request: { system, prompt: call.prompt, images: call.images?.length ?? 0 },
+    };
+    try {
+      const result = await this.withRetries(call, label, () =>
+        generateText({
+          model,
+          system,
+          messages: [{ role: "user", content }],
+          output: Output.object({ schema: call.schema }),
+          maxRetries: 0,
+          abortSignal: call.signal,
+        }),
+      );
+      const usage: Usage = {
+        promptTokens: result.usage.inputTokens ?? 0,
+        completionTokens: result.usage.outputTokens ?? 0,
+        reasoningTokens: result.usage.outputTokenDetails?.reasoningTokens ?? 0,
+        cachedInputTokens: result.usage.inputTokenDetails?.cacheReadTokens ?? 0,
+        inferenceTimeMs: Date.now() - started,
+      };
+      const value = result.output as T;
+      await this.settings.inferenceLog?.write({ ...record, response: value, usage });
+      this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
+      return { value, usage, model: label };
+    } catch (error) {
+      const failure = this.explain(call.operation, error);
+      await this.settings.inferenceLog
+        ?.write({ ...record, error: failure.message })
+        .catch(() => {});
+      throw failure;
+    }
+  }
+
+  /** The model for a call: its own, else the client's, else `llmClient`. */
+  private choose(override: ModelConfiguration | undefined): {
+    model: LanguageModel;
+    label: string;
+  } {
+    const configured = override ?? this.settings.model;
+    if (configured === undefined) {
+      if (this.settings.llmClient)
+        return { model: this.settings.llmClient, label: labelOf(this.settings.llmClient) };
+      throw new MissingLLMConfigurationError();
+    }
+    const key = JSON.stringify(configured);
+    let resolved = this.resolved.get(key);
+    if (!resolved) {
+      resolved = resolveModel(configured, this.settings.env);
+      for (const secret of resolved.secrets) this.settings.logger.redactor.add(secret);
+      this.resolved.set(key, resolved);
+    }
+    return { model: resolved.model, label: resolved.label };
+  }
+
+  private async withRetries<R>(
+    call: ModelCall<unknown>,
+    label: string,
+    run: () => Promise<R>,
+  ): Promise<R> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        const delay = retryDelay(error, attempt);
+        if (delay === undefined || call.signal.aborted) throw error;
+        this.settings.logger.info("model", `${call.operation}: ${label} asked to retry; waiting`, {
+          status: APICallError.isInstance(error) ? error.statusCode : undefined,
+          delayMs: delay,
+          attempt: attempt + 1,
+        });
+        await sleep(delay, call.signal);
+        if (call.signal.aborted) throw error;
+      }
+    }
+  }
+
+  /** The reference's error for a failed call, without anything secret in it. */
+  private explain(operation: Operation, error: unknown): Error {
+    const redactor = this.settings.logger.redactor;
+    if (error instanceof ServiceError) return redactor.error(error);
+    if (APICallError.isInstance(error)) {
+      const detail = redactor.text(providerMessage(error));
+      return new LLMResponseError(operation, detail, { status: error.statusCode });
+    }
+    if (NoObjectGeneratedError.isInstance(error)) {
+      return new LLMResponseError(
+        operation,
+        redactor.text(`the answer did not match the expected shape: ${error.message}`),
+      );
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return new LLMResponseError(operation, redactor.text(message));
+  }
+}
+
+/** How long to wait before trying again, or undefined when the error is final. */
+export function retryDelay(error: unknown, attempt: number): number | undefined {
+  if (!APICallError.isInstance(error) || !error.isRetryable) return undefined;
+  const planned = RETRY_DELAYS_MS[attempt];
+  if (planned === undefined) return undefined;
+  // A provider that says when to come back is believed, within reason.
+  const header =
+    error.responseHeaders?.["retry-after-ms"] ?? error.responseHeaders?.["retry-after"];
+  const asked =
+    header === undefined
+      ? undefined
+      : Number(header) * (error.responseHeaders?.["retry-after-ms"] ? 1 : 1000);
+  return asked !== undefined && Number.isFinite(asked) && asked >= 0 && asked <= 10_000
+    ? asked
+    : planned;
+}
+
+/** The provider's own words about the failure, from its error body when there is one. */
+function providerMessage(error: APICallError): string {
+  const body = error.responseBody;
+  if (body) {
+    try {
+      const parsed = JSON.parse(body) as {
+        error?: { message?: string } | string;
+        message?: string;
+      };
+      const message =
+        typeof parsed.error === "string" ? parsed.error : (parsed.error?.message ?? parsed.message);
+      if (message) return message;
+    } catch {
+      // Not JSON: the text itself says it.
+      return body.slice(0, 500);
+    }
+  }
+  return error.message;
+}
+
+function labelOf(model: LanguageModel): string {
+  return typeof model === "string" ? model : `${model.provider}/${model.modelId}`;
+}

@@ -1,0 +1,237 @@
+/**
+ * The provider switch: a model configuration becomes an AI SDK language model. The only file
+ * that imports `@ai-sdk/*`. Keys come from the configuration or the provider's usual
+ * environment variable; `baseURL` and `headers` route any provider through a proxy or an
+ * OpenAI-compatible server.
+ */
+import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createAzure } from "@ai-sdk/azure";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { createVertex } from "@ai-sdk/google-vertex";
+import { createOpenAI } from "@ai-sdk/openai";
+import type { LanguageModel } from "ai";
+import {
+  InvalidAISDKModelFormatError,
+  MissingLLMConfigurationError,
+  UnsupportedModelError,
+} from "../errors.js";
+import {
+  type ModelConfig,
+  type ModelConfiguration,
+  ModelConfigurationSchema,
+  PROVIDERS,
+  type ProviderName,
+} from "./config.js";
+
+export interface ResolvedModel {
+  /** `provider/model`, for logs, metrics and inference files. */
+  label: string;
+  provider: ProviderName | "custom";
+  model: LanguageModel;
+  /** Values of this configuration that must never be written anywhere. */
+  secrets: string[];
+}
+
+/** The environment variable each provider's key is read from when the configuration has none. */
+export const KEY_VARIABLES: Record<ProviderName, string> = {
+  openai: "OPENAI_API_KEY",
+  anthropic: "ANTHROPIC_API_KEY",
+  google: "GOOGLE_GENERATIVE_AI_API_KEY",
+  microsoft: "MICROSOFT_API_KEY",
+  bedrock: "AWS_ACCESS_KEY_ID",
+  vertex: "GOOGLE_APPLICATION_CREDENTIALS",
+  azure: "AZURE_API_KEY",
+};
+
+/** A key OpenAI-compatible servers (Ollama, vLLM, LM Studio) accept when they need none. */
+const NO_KEY = "not-needed";
+
+type Env = Record<string, string | undefined>;
+
+export function resolveModel(
+  configuration: ModelConfiguration,
+  env: Env = process.env,
+): ResolvedModel {
+  const parsed = ModelConfigurationSchema.parse(configuration);
+  const config: ModelConfig = typeof parsed === "string" ? { modelName: parsed } : parsed;
+  const { provider, modelId } = providerOf(config);
+  const label = `${provider}/${modelId}`;
+  const secrets: string[] = [];
+  const keep = <T extends string | undefined>(value: T): T => {
+    if (value) secrets.push(value);
+    return value;
+  };
+  const headers = config.headers;
+  const baseURL = config.baseURL;
+
+  switch (
+    config.provider === "vertex" ? "vertex" : config.provider === "azure" ? "azure" : provider
+  ) {
+    case "openai":
+    case "microsoft": {
+      const generic = config as Extract<ModelConfig, { openaiEndpointFormat?: unknown }>;
+      if (provider === "microsoft" && !baseURL) {
+        throw new MissingLLMConfigurationError("model.baseURL", "microsoft");
+      }
+      const apiKey = keep(keyFor(provider, config, env, baseURL));
+      const openai = createOpenAI({ apiKey, baseURL, headers });
+      // Responses API by default; chat completions for endpoints that only have those.
+      const chat = provider === "microsoft" || generic.openaiEndpointFormat === "chat";
+      return { label, provider, secrets, model: chat ? openai.chat(modelId) : openai(modelId) };
+    }
+    case "anthropic": {
+      const apiKey = keep(keyFor(provider, config, env, baseURL));
+      return {
+        label,
+        provider,
+        secrets,
+        model: createAnthropic({ apiKey, baseURL, headers })(modelId),
+      };
+    }
+    case "google": {
+      const apiKey = keep(keyFor(provider, config, env, baseURL));
+      return {
+        label,
+        provider,
+        secrets,
+        model: createGoogleGenerativeAI({ apiKey, baseURL, headers })(modelId),
+      };
+    }
+    case "bedrock":
+      return { label, provider, secrets, model: bedrock(config, modelId, env, keep) };
+    case "vertex":
+      return { label, provider, secrets, model: vertex(config, modelId, keep) };
+    case "azure":
+      return { label, provider, secrets, model: azure(config, modelId, env, keep) };
+    default:
+      throw new UnsupportedModelError(config.modelName, [...PROVIDERS]);
+  }
+}
+
+/** `provider/model` → its parts; a bare name with a baseURL is an OpenAI-compatible server's. */
+function providerOf(config: ModelConfig): { provider: ProviderName; modelId: string } {
+  const name = config.modelName;
+  const slash = name.indexOf("/");
+  const prefix = slash > 0 ? name.slice(0, slash) : "";
+  const rest = slash > 0 ? name.slice(slash + 1) : name;
+  if (config.provider) {
+    return { provider: config.provider, modelId: prefix === config.provider ? rest : name };
+  }
+  if ((PROVIDERS as readonly string[]).includes(prefix)) {
+    if (!rest) throw new InvalidAISDKModelFormatError(name);
+    return { provider: prefix as ProviderName, modelId: rest };
+  }
+  if (config.baseURL) return { provider: "openai", modelId: name };
+  if (slash <= 0 || !rest) throw new InvalidAISDKModelFormatError(name);
+  throw new UnsupportedModelError(name, [...PROVIDERS]);
+}
+
+function keyFor(
+  provider: ProviderName,
+  config: ModelConfig,
+  env: Env,
+  baseURL: string | undefined,
+): string {
+  const given = "apiKey" in config ? config.apiKey : undefined;
+  const fromEnv = env[KEY_VARIABLES[provider]];
+  const key = given ?? fromEnv;
+  if (key) return key;
+  // A proxy or a local server may need no key at all.
+  if (baseURL) return NO_KEY;
+  throw new MissingLLMConfigurationError(KEY_VARIABLES[provider], provider);
+}
+
+function bedrock(
+  config: ModelConfig,
+  modelId: string,
+  env: Env,
+  keep: <T extends string | undefined>(v: T) => T,
+): LanguageModel {
+  const apiKey = keep(
+    ("apiKey" in config ? config.apiKey : undefined) ?? env.AWS_BEARER_TOKEN_BEDROCK,
+  );
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = keep(env.AWS_SECRET_ACCESS_KEY);
+  keep(env.AWS_SESSION_TOKEN);
+  if (!apiKey && !(accessKeyId && secretAccessKey)) {
+    throw new MissingLLMConfigurationError(
+      "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_BEARER_TOKEN_BEDROCK)",
+      "bedrock",
+    );
+  }
+  return createAmazonBedrock({
+    region: env.AWS_REGION ?? "us-east-1",
+    ...(apiKey
+      ? { apiKey }
+      : { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN }),
+    baseURL: config.baseURL,
+    headers: config.headers,
+  })(modelId);
+}
+
+function vertex(
+  config: ModelConfig,
+  modelId: string,
+  keep: <T extends string | undefined>(v: T) => T,
+): LanguageModel {
+  if (config.provider !== "vertex") throw new Error("not a Vertex configuration");
+  const { auth, providerOptions } = config;
+  keep(auth.credentials.private_key);
+  keep(config.apiKey);
+  const options = providerOptions.vertex;
+  return createVertex({
+    project: options.project,
+    location: options.location,
+    baseURL: options.baseURL ?? config.baseURL,
+    headers: { ...config.headers, ...options.headers },
+    googleAuthOptions: {
+      credentials: auth.credentials,
+      scopes: auth.scopes ?? ["https://www.googleapis.com/auth/cloud-platform"],
+      projectId: auth.projectId,
+      universeDomain: auth.universeDomain,
+    },
+  })(modelId);
+}
+
+function azure(
+  config: ModelConfig,
+  modelId: string,
+  env: Env,
+  keep: <T extends string | undefined>(v: T) => T,
+): LanguageModel {
+  if (config.provider !== "azure") throw new Error("not an Azure configuration");
+  const options = config.providerOptions.azure;
+  const baseURL = options.baseURL ?? config.baseURL;
+  const resourceName = options.resourceName ?? env.AZURE_RESOURCE_NAME;
+  if (!baseURL && !resourceName) {
+    throw new MissingLLMConfigurationError(
+      "model.providerOptions.azure.resourceName (or AZURE_RESOURCE_NAME, or a baseURL)",
+      "azure",
+    );
+  }
+  const headers = { ...config.headers, ...options.headers };
+  const common = {
+    resourceName,
+    baseURL,
+    apiVersion: options.apiVersion,
+    useDeploymentBasedUrls: options.useDeploymentBasedUrls,
+  };
+  if ("auth" in config) {
+    // An Entra ID token goes as a bearer token, and no api-key header goes at all.
+    const token = keep(config.auth.token);
+    return createAzure({
+      ...common,
+      apiKey: "entra-id",
+      headers: { ...headers, authorization: `Bearer ${token}` },
+      fetch: (input, init) => {
+        const sent = new Headers(init?.headers);
+        sent.delete("api-key");
+        return fetch(input, { ...init, headers: sent });
+      },
+    })(modelId);
+  }
+  const apiKey = keep(config.apiKey ?? env.AZURE_API_KEY);
+  if (!apiKey) throw new MissingLLMConfigurationError("AZURE_API_KEY", "azure");
+  return createAzure({ ...common, apiKey, headers })(modelId);
+}

@@ -1,0 +1,112 @@
+/**
+ * The model provider, mocked at its HTTP boundary with msw: every request a model call makes is
+ * answered by a handler of the test (see openai.ts, anthropic.ts) and recorded, so a test can
+ * read what each request carried. A request no handler answers fails the test: nothing reaches
+ * the network.
+ */
+import { HttpResponse, http, type JsonBodyType, type RequestHandler } from "msw";
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll } from "vitest";
+
+export interface ModelRequest {
+  method: string;
+  url: URL;
+  headers: Headers;
+  /** The JSON body (undefined when there is none). */
+  body: Record<string, unknown>;
+}
+
+export interface ModelServer {
+  /** Answers the next requests with these handlers (added in front of earlier ones). */
+  use(...handlers: RequestHandler[]): void;
+  /** Every request made so far in this test, oldest first. */
+  requests(): ModelRequest[];
+  /** The requests whose URL contains `part`. */
+  requestsTo(part: string): ModelRequest[];
+}
+
+/** An msw server for every test of the file; handlers and records are reset after each test. */
+export function useModelServer(...defaults: RequestHandler[]): ModelServer {
+  const server = setupServer(...defaults);
+  const seen: ModelRequest[] = [];
+  server.events.on("request:start", async ({ request }) => {
+    const text = await request.clone().text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      body = { raw: text };
+    }
+    seen.push({
+      method: request.method,
+      url: new URL(request.url),
+      headers: request.headers,
+      body,
+    });
+  });
+  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+  afterEach(() => {
+    server.resetHandlers();
+    seen.length = 0;
+  });
+  afterAll(() => server.close());
+  return {
+    use: (...handlers) => server.use(...handlers),
+    requests: () => [...seen],
+    requestsTo: (part) => seen.filter((r) => r.url.href.includes(part)),
+  };
+}
+
+/** Answers `times` requests to `url` (a URL or msw path pattern) with an HTTP error. */
+export function failing(
+  url: string,
+  status: number,
+  body: unknown,
+  options: { times?: number; headers?: Record<string, string> } = {},
+): RequestHandler {
+  return http.post(
+    url,
+    () => HttpResponse.json(body as JsonBodyType, { status, headers: options.headers }),
+    {
+      once: options.times === 1,
+    },
+  );
+}
+
+/** Everything the request says in text: system prompt and user messages, whatever the API. */
+export function promptOf(request: ModelRequest): string {
+  const parts: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === "string") parts.push(value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === "object") {
+      const v = value as Record<string, unknown>;
+      for (const key of [
+        "text",
+        "content",
+        "input",
+        "system",
+        "instructions",
+        "messages",
+        "parts",
+        "contents",
+      ]) {
+        if (key in v) collect(v[key]);
+      }
+    }
+  };
+  collect(request.body);
+  return parts.join("\n");
+}
+
+/**
+ * The id of the outline line that contains `needle` (`[12] button "Add to cart"` → "12"), read
+ * from the prompt the model was sent: how a scripted answer names an element.
+ */
+export function idOfLine(prompt: string, needle: string): string | undefined {
+  for (const line of prompt.split("\n")) {
+    const m = line.match(/^\s*\[(\d+)\] /);
+    if (m && line.includes(needle)) return m[1];
+  }
+  return undefined;
+}
