@@ -22,7 +22,9 @@ export interface LoggerOptions {
 }
 
 const REDACTED = "[REDACTED]";
-const SECRET_KEY = /api[-_]?key|password|passwd|secret|token|private[-_]?key|authorization|cookie/i;
+/** Names of fields holding credentials; `token` only at the end (token counts are not secret). */
+const SECRET_KEY =
+  /api[-_]?key|password|passwd|secret|token$|private[-_]?key|authorization|cookie/i;
 /** Shorter values are too likely to be ordinary words to scrub from every line. */
 const MIN_SECRET_LENGTH = 4;
 /** `scheme://user:password@host` or `scheme://token@host`: any URL's userinfo, known or not. */

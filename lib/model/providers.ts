@@ -64,6 +64,15 @@ export function resolveModel(
   };
   const headers = config.headers;
   const baseURL = config.baseURL;
+  // Any header may carry a credential (a proxy's token): none is ever written anywhere.
+  for (const value of Object.values(headers ?? {})) keep(value);
+  if ("providerOptions" in config) {
+    const options =
+      "vertex" in config.providerOptions
+        ? config.providerOptions.vertex
+        : config.providerOptions.azure;
+    for (const value of Object.values(options.headers ?? {})) keep(value);
+  }
 
   switch (
     config.provider === "vertex" ? "vertex" : config.provider === "azure" ? "azure" : provider
