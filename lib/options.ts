@@ -3,6 +3,8 @@
  * The models issue gives `model` and `llmClient` their full schemas; until then they are
  * parsed loosely so that existing configurations keep working.
  */
+
+import type { LanguageModel } from "ai";
 import type { Dialog } from "playwright-core";
 import { z } from "zod";
 import { ServiceValidationError } from "./errors.js";
@@ -87,10 +89,16 @@ export const V3OptionsSchema = z.object({
     ignoreHTTPSErrors: false,
   }),
   model: ModelConfigurationSchema.optional(),
+  /** An AI SDK language model (any provider package, or your own): replaces `model`'s. */
   llmClient: z
-    .custom<object>((v) => typeof v === "object" && v !== null, {
-      error: "expected a language model object",
-    })
+    .custom<Exclude<LanguageModel, string>>(
+      (v) =>
+        typeof v === "object" &&
+        v !== null &&
+        typeof (v as { doGenerate?: unknown }).doGenerate === "function" &&
+        typeof (v as { modelId?: unknown }).modelId === "string",
+      { error: "expected an AI SDK LanguageModel (an object with modelId and doGenerate)" },
+    )
     .optional(),
   systemPrompt: z.string().optional(),
   selfHeal: z.boolean().default(true),
