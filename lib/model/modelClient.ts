@@ -6,7 +6,12 @@
  */
 import { APICallError, generateText, type LanguageModel, NoObjectGeneratedError, Output } from "ai";
 import type { z } from "zod";
-import { LLMResponseError, MissingLLMConfigurationError, ServiceError } from "../errors.js";
+import {
+  LLMResponseError,
+  MissingLLMConfigurationError,
+  ServiceError,
+  ZodSchemaValidationError,
+} from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Usage } from "../metrics.js";
 import { sleep } from "../timeout.js";
@@ -43,6 +48,8 @@ export interface ModelClientSettings {
   logger: Logger;
   inferenceLog?: InferenceLog;
   env?: Record<string, string | undefined>;
+  /** Told of every answered call's usage: the client files it under the operation in metrics. */
+  onUsage?: (operation: Operation, usage: Usage) => void;
 }
 
 /** Waits before the retries of a rate-limited or failed call; the last one's error is raised. */
@@ -89,11 +96,12 @@ export class ModelClient {
         inferenceTimeMs: Date.now() - started,
       };
       const value = result.output as T;
+      this.settings.onUsage?.(call.operation, usage);
       await this.settings.inferenceLog?.write({ ...record, response: value, usage });
       this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
       return { value, usage, model: label };
     } catch (error) {
-      const failure = this.explain(call.operation, error);
+      const failure = this.explain(call, error);
       await this.settings.inferenceLog
         ?.write({ ...record, error: failure.message })
         .catch(() => {});
@@ -145,9 +153,22 @@ export class ModelClient {
   }
 
   /** The reference's error for a failed call, without anything secret in it. */
-  private explain(operation: Operation, error: unknown): Error {
+  private explain(call: ModelCall<unknown>, error: unknown): Error {
+    const { operation } = call;
     const redactor = this.settings.logger.redactor;
     if (error instanceof ServiceError) return redactor.error(error);
+    if (NoObjectGeneratedError.isInstance(error)) {
+      // JSON of the wrong shape is a schema mismatch, with its issues; anything else is not an
+      // answer at all.
+      const received = parseJson(error.text);
+      const checked = received === undefined ? undefined : call.schema.safeParse(received);
+      if (checked && !checked.success) {
+        return new ZodSchemaValidationError(
+          redactor.value(received),
+          checked.error.issues.map((i) => ({ path: i.path, message: i.message })),
+        );
+      }
+    }
     if (APICallError.isInstance(error)) {
       const detail = redactor.text(providerMessage(error));
       return new LLMResponseError(operation, detail, { status: error.statusCode });
@@ -178,6 +199,15 @@ export function retryDelay(error: unknown, attempt: number): number | undefined 
   return asked !== undefined && Number.isFinite(asked) && asked >= 0 && asked <= 10_000
     ? asked
     : planned;
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The provider's own words about the failure, from its error body when there is one. */

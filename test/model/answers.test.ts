@@ -1,0 +1,85 @@
+import { HttpResponse, http } from "msw";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { LLMResponseError, ZodSchemaValidationError } from "../../lib/index.js";
+import { Logger } from "../../lib/log.js";
+import { MetricsRecorder } from "../../lib/metrics.js";
+import { ModelClient, type Operation } from "../../lib/model/modelClient.js";
+import { failure } from "../support/failure.js";
+import { useModelServer } from "../support/llm/modelServer.js";
+import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
+
+const server = useModelServer();
+const Product = z.object({ name: z.string(), price: z.number() });
+
+function models(metrics?: MetricsRecorder) {
+  return new ModelClient({
+    model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-answers-test" },
+    logger: new Logger({ verbose: 0, disablePino: true }),
+    onUsage: metrics ? (operation, usage) => metrics.add(operation, usage) : undefined,
+  });
+}
+const ask = (client: ModelClient, operation: Operation = "extract") =>
+  client.generate({
+    operation,
+    system: "Extract the product.",
+    prompt: "Teapot, 24 euros",
+    schema: Product,
+    signal: AbortSignal.timeout(20_000),
+  });
+
+describe("answers", () => {
+  it("an answer of the wrong shape is a ZodSchemaValidationError with its issues", async () => {
+    server.use(openaiResponses(() => ({ name: "Teapot", price: "24 euros" })));
+    const error = await failure(ask(models()));
+    expect(error).toBeInstanceOf(ZodSchemaValidationError);
+    expect((error as ZodSchemaValidationError).issues[0]!.path).toEqual(["price"]);
+    expect(error.message).toContain("price");
+  });
+
+  it("an answer that is not JSON is an LLMResponseError", async () => {
+    server.use(
+      http.post("https://api.openai.com/v1/responses", () =>
+        HttpResponse.json({
+          id: "r",
+          object: "response",
+          created_at: 1,
+          model: "gpt-4.1-mini",
+          status: "completed",
+          output: [
+            {
+              type: "message",
+              id: "m",
+              role: "assistant",
+              status: "completed",
+              content: [{ type: "output_text", text: "I think it is a teapot.", annotations: [] }],
+            },
+          ],
+          usage: { input_tokens: 5, output_tokens: 5, total_tokens: 10 },
+        }),
+      ),
+    );
+    const error = await failure(ask(models()));
+    expect(error).toBeInstanceOf(LLMResponseError);
+    expect(error.message).toContain("did not match");
+  });
+
+  it("every answered call's usage is filed under its operation, totals included", async () => {
+    server.use(openaiResponses(() => ({ name: "Teapot", price: 24 })));
+    const metrics = new MetricsRecorder();
+    const client = models(metrics);
+    await ask(client, "extract");
+    await ask(client, "act");
+    await ask(client, "act");
+    const m = metrics.snapshot();
+    expect(m.extractPromptTokens).toBe(OPENAI_USAGE.input);
+    expect(m.actPromptTokens).toBe(2 * OPENAI_USAGE.input);
+    expect(m.actCompletionTokens).toBe(2 * OPENAI_USAGE.output);
+    expect(m.actReasoningTokens).toBe(2 * OPENAI_USAGE.reasoning);
+    expect(m.actCachedInputTokens).toBe(2 * OPENAI_USAGE.cached);
+    expect(m.totalPromptTokens).toBe(3 * OPENAI_USAGE.input);
+    expect(m.observePromptTokens).toBe(0);
+    expect(m.totalInferenceTimeMs).toBeGreaterThanOrEqual(m.actInferenceTimeMs);
+    expect(Object.keys(m)).toHaveLength(25);
+  });
+});
