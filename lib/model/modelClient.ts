@@ -109,17 +109,18 @@ export class ModelClient {
     }
   }
 
-  /** The model for a call: its own, else the client's, else `llmClient`. */
+  /**
+   * The model for a call: its own; else `llmClient`, which replaces the model client the
+   * client's `model` would make; else that one.
+   */
   private choose(override: ModelConfiguration | undefined): {
     model: LanguageModel;
     label: string;
   } {
+    const { llmClient } = this.settings;
+    if (override === undefined && llmClient) return { model: llmClient, label: labelOf(llmClient) };
     const configured = override ?? this.settings.model;
-    if (configured === undefined) {
-      if (this.settings.llmClient)
-        return { model: this.settings.llmClient, label: labelOf(this.settings.llmClient) };
-      throw new MissingLLMConfigurationError();
-    }
+    if (configured === undefined) throw new MissingLLMConfigurationError();
     const key = JSON.stringify(configured);
     let resolved = this.resolved.get(key);
     if (!resolved) {

@@ -5,6 +5,7 @@ import { LLMResponseError, ZodSchemaValidationError } from "../../lib/index.js";
 import { Logger } from "../../lib/log.js";
 import { MetricsRecorder } from "../../lib/metrics.js";
 import { ModelClient, type Operation } from "../../lib/model/modelClient.js";
+import { resolveModel } from "../../lib/model/providers.js";
 import { failure } from "../support/failure.js";
 import { useModelServer } from "../support/llm/modelServer.js";
 import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
@@ -81,5 +82,41 @@ describe("answers", () => {
     expect(m.observePromptTokens).toBe(0);
     expect(m.totalInferenceTimeMs).toBeGreaterThanOrEqual(m.actInferenceTimeMs);
     expect(Object.keys(m)).toHaveLength(25);
+  });
+});
+
+describe("which model answers", () => {
+  it("llmClient replaces the client's model; a per-call model still wins", async () => {
+    server.use(
+      openaiResponses(
+        () => ({ name: "from the custom client", price: 1 }),
+        "http://127.0.0.1:9/custom/v1",
+      ),
+      openaiResponses(() => ({ name: "from the per-call model", price: 2 })),
+    );
+    const { model: custom } = resolveModel({
+      modelName: "openai/house-model",
+      baseURL: "http://127.0.0.1:9/custom/v1",
+      apiKey: "sk-custom",
+    });
+    const client = new ModelClient({
+      model: "anthropic/claude-sonnet-4-5",
+      llmClient: custom,
+      logger: new Logger({ verbose: 0, disablePino: true }),
+      env: { OPENAI_API_KEY: "sk-per-call" },
+    });
+    const base = {
+      operation: "extract" as const,
+      system: "s",
+      prompt: "p",
+      schema: Product,
+      signal: AbortSignal.timeout(20_000),
+    };
+    const first = await client.generate(base);
+    expect(first.value.name).toBe("from the custom client");
+    expect(first.model).toBe("openai.responses/house-model");
+    const second = await client.generate({ ...base, model: "openai/gpt-4.1-mini" });
+    expect(second.value.name).toBe("from the per-call model");
+    expect(server.requests().map((r) => r.url.host)).toEqual(["127.0.0.1:9", "api.openai.com"]);
   });
 });
