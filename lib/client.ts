@@ -2,6 +2,7 @@
  * The Client: options → logger → engine, and the lifecycle around them. Wiring only: the engine
  * was picked for the environment at construction, and nothing here tests for it again.
  */
+import type { z } from "zod";
 import type { Context } from "./browser/context.js";
 import type { Engine } from "./engine/engine.js";
 import { createEngine } from "./engine/select.js";
@@ -11,10 +12,13 @@ import {
   ServiceInitError,
   ServiceNotInitializedError,
 } from "./errors.js";
-import { extractPageText } from "./handlers/extract.js";
+import { extractData, extractPageText } from "./handlers/extract.js";
+import { readExtractCall } from "./handlers/extractCall.js";
 import { History, type HistoryEntry } from "./history.js";
 import { Logger } from "./log.js";
 import { type Metrics, MetricsRecorder } from "./metrics.js";
+import { InferenceLog } from "./model/inferenceLog.js";
+import { ModelClient } from "./model/modelClient.js";
 import {
   ENVIRONMENTS,
   type ExtractOptions,
@@ -34,6 +38,7 @@ export class Client {
   private readonly engine: Engine;
   private readonly historyLog: History;
   private readonly metricsLog = new MetricsRecorder();
+  private readonly models: ModelClient;
   private initializing: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private ctx: Context | undefined;
@@ -48,6 +53,16 @@ export class Client {
       secrets: secretsOf(this.options),
     });
     this.historyLog = new History(this.logger.redactor);
+    this.models = new ModelClient({
+      model: this.options.model,
+      llmClient: this.options.llmClient,
+      systemPrompt: this.options.systemPrompt,
+      logger: this.logger,
+      inferenceLog: this.options.logInferenceToFile
+        ? new InferenceLog(this.logger.redactor)
+        : undefined,
+      onUsage: (operation, usage) => this.metricsLog.add(operation, usage),
+    });
     warnAboutInactiveOptions(options, this.logger);
     this.engine = createEngine(this.options, this.logger, {
       onNavigate: (n) =>
@@ -89,23 +104,40 @@ export class Client {
   }
 
   /**
-   * `extract()` / `extract(options)`: the page as the model sees it, `{ pageText }`. The forms
-   * with an instruction arrive with the model layer.
+   * `extract()` / `extract(options)`: the page as the model sees it, `{ pageText }`.
+   * `extract(instruction[, options])`: `{ extraction }`. `extract(instruction, schema[, options])`
+   * or `extract({ instruction, schema, ...options })`: data of the schema's type.
    */
   extract(options?: ExtractOptions): Promise<{ pageText: string }>;
-  extract(instruction: string, ...rest: unknown[]): Promise<never>;
-  async extract(input?: ExtractOptions | string): Promise<{ pageText: string }> {
+  extract(instruction: string, options?: ExtractOptions): Promise<{ extraction: string }>;
+  extract<T extends z.ZodType>(
+    instruction: string,
+    schema: T,
+    options?: ExtractOptions,
+  ): Promise<z.output<T>>;
+  extract<T extends z.ZodType>(
+    call: ExtractOptions & { instruction: string; schema?: T },
+  ): Promise<z.output<T>>;
+  async extract(
+    first?:
+      | ExtractOptions
+      | string
+      | (ExtractOptions & { instruction?: string; schema?: z.ZodType }),
+    second?: z.ZodType | ExtractOptions,
+    third?: ExtractOptions,
+  ): Promise<unknown> {
     const context = this.ready("extract");
-    if (typeof input === "string") {
-      throw new ServiceError(
-        "extract(instruction) needs the model layer, which this version does not have yet; extract() and extract(options) return the page text.",
-      );
-    }
-    return extractPageText(context, input, {
+    const settings = {
       domSettleTimeout: this.options.domSettleTimeout,
       outlineTokenBudget: this.options.outlineTokenBudget,
       logger: this.logger,
-    });
+      models: this.models,
+      record: (parameters: unknown, result: unknown) =>
+        this.historyLog.record("extract", parameters, result),
+    };
+    const call = readExtractCall(first, second, third);
+    if (call.instruction === undefined) return extractPageText(context, call.options, settings);
+    return extractData(context, call.instruction, call.schema, call.options, settings);
   }
 
   /** The pages: newPage(), pages(), activePage(), setActivePage(page). */

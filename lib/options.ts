@@ -133,7 +133,6 @@ export const NOT_YET_ACTIVE_OPTIONS = [
   "serverCache",
   "browserbaseSessionID",
   "browserbaseSessionCreateParams",
-  "logInferenceToFile",
 ] as const;
 
 /** Parses a public input at the boundary; the error names each field and what was expected. */

@@ -1,20 +1,40 @@
 /**
- * extract(): the page's outline as `{ pageText }`, honouring `selector`, `ignoreSelectors`,
- * `page` and `timeout`. The forms with an instruction need the model layer and come with it.
+ * extract, in the reference's call forms: without an instruction, the page's outline as
+ * `{ pageText }`; with one, a single model call over the outline that answers in the caller's
+ * zod schema (`{ extraction }` when there is none). URL fields are answered as link ids and
+ * mapped back to real URLs; the result is checked against the caller's schema.
  */
+import { z } from "zod";
 import type { Context } from "../browser/context.js";
 import { Page } from "../browser/page.js";
-import { ServiceError } from "../errors.js";
+import { ServiceError, ZodSchemaValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
+import type { ModelClient } from "../model/modelClient.js";
 import { type ExtractOptions, ExtractOptionsSchema, parseInput } from "../options.js";
-import { takeSnapshot } from "../snapshot/snapshot.js";
-import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
+import { type Snapshot, takeSnapshot } from "../snapshot/snapshot.js";
+import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
+import { linkIdsToUrls, withLinkIds } from "./linkFields.js";
 
 export interface ExtractSettings {
   domSettleTimeout: number;
   outlineTokenBudget: number;
   logger: Logger;
+  models: ModelClient;
+  /** Records the call in the client's history (parameters are redacted there). */
+  record: (parameters: unknown, result: unknown) => void;
 }
+
+const SYSTEM = [
+  "You extract data from a web page for a program.",
+  'The page is given as an outline: one line per element, "[id] role "name" states" or plain text, indented by nesting.',
+  "Answer only from the outline (and the screenshot, when there is one); never invent values.",
+  "For a link field, answer with the link's id from its [id] line, not its URL.",
+  "When something asked for is not on the page, leave it empty.",
+].join("\n");
+
+const Extraction = z.object({
+  extraction: z.string().describe("the extracted information, as text"),
+});
 
 export async function extractPageText(
   context: Context,
@@ -23,21 +43,85 @@ export async function extractPageText(
 ): Promise<{ pageText: string }> {
   const options = parseInput(ExtractOptionsSchema.optional(), input, "extract.options") ?? {};
   const page = pageFor(context, options.page);
-  const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
-  return withTimeout("extract", timeout, "the page outline", async (deadline) => {
-    const snapshot = await takeSnapshot(
-      page.playwrightPage,
-      {
-        selector: options.selector,
-        ignoreSelectors: options.ignoreSelectors,
-        domSettleTimeout: settings.domSettleTimeout,
-        tokenBudget: settings.outlineTokenBudget,
-      },
-      deadline,
-      settings.logger,
-    );
-    return { pageText: snapshot.text };
-  });
+  return withTimeout(
+    "extract",
+    options.timeout ?? DEFAULT_TIMEOUT_MS,
+    "the page outline",
+    async (d) => {
+      const snapshot = await snapshotFor(page, options, settings, d);
+      return { pageText: snapshot.text };
+    },
+  );
+}
+
+/** extract(instruction[, schema][, options]): one model call; the answer in the schema's type. */
+export async function extractData<T>(
+  context: Context,
+  instruction: string,
+  schema: z.ZodType<T> | undefined,
+  input: ExtractOptions | undefined,
+  settings: ExtractSettings,
+): Promise<T | { extraction: string }> {
+  const options = parseInput(ExtractOptionsSchema.optional(), input, "extract.options") ?? {};
+  const page = pageFor(context, options.page);
+  const wanted: z.ZodType = schema ?? Extraction;
+  // Structured output wants an object at the top: anything else is wrapped, then unwrapped.
+  const wrapped = wanted instanceof z.ZodObject;
+  const asObject: z.ZodType = wrapped ? wanted : z.object({ value: wanted });
+  const result = await withTimeout(
+    "extract",
+    options.timeout ?? DEFAULT_TIMEOUT_MS,
+    () => "the extraction",
+    async (deadline) => {
+      const snapshot = await snapshotFor(page, options, settings, deadline);
+      deadline.step("model");
+      const images = options.screenshot
+        ? [{ data: await page.playwrightPage.screenshot({ type: "png" }), mediaType: "image/png" }]
+        : undefined;
+      const answer = await settings.models.generate({
+        operation: "extract",
+        system: SYSTEM,
+        prompt: `Instruction: ${instruction}\n\nPage outline:\n${snapshot.text}`,
+        schema: withLinkIds(asObject),
+        model: options.model,
+        images,
+        signal: deadline.signal,
+      });
+      const mapped = linkIdsToUrls(answer.value, asObject, snapshot.urls);
+      const checked = asObject.safeParse(mapped);
+      if (!checked.success) {
+        throw new ZodSchemaValidationError(
+          mapped,
+          checked.error.issues.map((i) => ({ path: i.path, message: i.message })),
+        );
+      }
+      return (wrapped ? checked.data : (checked.data as { value: unknown }).value) as
+        | T
+        | { extraction: string };
+    },
+  );
+  const { page: _page, ...recorded } = options;
+  settings.record({ instruction, ...recorded }, result);
+  return result;
+}
+
+function snapshotFor(
+  page: Page,
+  options: ExtractOptions,
+  settings: ExtractSettings,
+  deadline: Deadline,
+): Promise<Snapshot> {
+  return takeSnapshot(
+    page.playwrightPage,
+    {
+      selector: options.selector,
+      ignoreSelectors: options.ignoreSelectors,
+      domSettleTimeout: settings.domSettleTimeout,
+      tokenBudget: settings.outlineTokenBudget,
+    },
+    deadline,
+    settings.logger,
+  );
 }
 
 /** The page asked for (ours, or the Playwright page under one of ours), else the active one. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   Client,
-  ServiceError,
+  MissingLLMConfigurationError,
   ServiceNotInitializedError,
   ServiceTimeoutError,
   ServiceValidationError,
@@ -80,12 +80,11 @@ describe("extract() and extract(options)", () => {
     );
   });
 
-  it("needs init, and says the instruction forms come with the model layer", async () => {
+  it("needs init, and a model for the instruction forms", async () => {
     const client = new Client({ env: "LOCAL", disablePino: true, verbose: 0 });
     expect(await failure(client.extract())).toBeInstanceOf(ServiceNotInitializedError);
     const ready = await clients.open();
     const error = await failure(ready.extract("the price"));
-    expect(error).toBeInstanceOf(ServiceError);
-    expect(error.message).toContain("model layer");
+    expect(error).toBeInstanceOf(MissingLLMConfigurationError);
   });
 });

@@ -1,12 +1,14 @@
 /**
  * The model provider, mocked at its HTTP boundary with msw: every request a model call makes is
  * answered by a handler of the test (see openai.ts, anthropic.ts) and recorded, so a test can
- * read what each request carried. A request no handler answers fails the test: nothing reaches
- * the network.
+ * read what each request carried. A request no handler answers fails the test (unless it goes to
+ * this machine, like the browser's CDP socket): nothing reaches the network.
  */
 import { HttpResponse, http, type JsonBodyType, type RequestHandler } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll } from "vitest";
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 export interface ModelRequest {
   method: string;
@@ -29,22 +31,38 @@ export interface ModelServer {
 export function useModelServer(...defaults: RequestHandler[]): ModelServer {
   const server = setupServer(...defaults);
   const seen: ModelRequest[] = [];
-  server.events.on("request:start", async ({ request }) => {
-    const text = await request.clone().text();
-    let body: Record<string, unknown> = {};
-    try {
-      body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    } catch {
-      body = { raw: text };
-    }
-    seen.push({
+  // Every request is recorded as it starts; those no handler answers (the browser's own CDP
+  // socket on this machine) are taken out again.
+  const ids = new Map<ModelRequest, string>();
+  server.events.on("request:start", async ({ request, requestId }) => {
+    const entry: ModelRequest = {
       method: request.method,
       url: new URL(request.url),
       headers: request.headers,
-      body,
-    });
+      body: {},
+    };
+    seen.push(entry);
+    ids.set(entry, requestId);
+    const text = await request.clone().text();
+    try {
+      entry.body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      entry.body = { raw: text };
+    }
   });
-  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+  server.events.on("request:unhandled", ({ requestId }) => {
+    const i = seen.findIndex((e) => ids.get(e) === requestId);
+    if (i !== -1) seen.splice(i, 1);
+  });
+  beforeAll(() =>
+    server.listen({
+      // The browser's CDP socket and the fixture servers live on this machine: they pass. Any
+      // other request no handler answers fails the test.
+      onUnhandledRequest: (request, print) => {
+        if (!LOOPBACK.has(new URL(request.url).hostname)) print.error();
+      },
+    }),
+  );
   afterEach(() => {
     server.resetHandlers();
     seen.length = 0;
