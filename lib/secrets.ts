@@ -35,20 +35,35 @@ export function secretsOf(
   return found.filter((s): s is string => typeof s === "string");
 }
 
-/** Walks a configuration object for key-like fields (apiKey, private_key, token, header values). */
+/** Walks a configuration object for key-like fields (apiKey, private_key, token, headers, URLs). */
 function collect(value: unknown, into: Array<string | undefined>, key = ""): void {
   if (typeof value === "string") {
     if (/api[-_]?key|private[-_]?key|token|secret|password|authorization/i.test(key))
       into.push(value);
+    if (/url$/i.test(key)) into.push(...urlSecrets(value));
     return;
   }
   if (!value || typeof value !== "object") return;
   for (const [k, v] of Object.entries(value)) {
-    // Any header may carry a credential: treat all header values as secret.
     if (k === "headers" && v && typeof v === "object") {
-      for (const h of Object.values(v)) if (typeof h === "string") into.push(h);
+      into.push(...secretHeaderValues(v as Record<string, string>));
     } else collect(v, into, k);
   }
+}
+
+/** Header names that carry credentials. */
+const SECRET_HEADER = /auth|key|token|secret|cookie|session|signature|password|credential/i;
+/** Longer values are opaque enough to be credentials whatever the header is called. */
+const OPAQUE_LENGTH = 24;
+
+/**
+ * The header values to keep out of everything written: those of credential-like headers, and
+ * long opaque ones. Short plain values ("Shop", "true") would garble every log line if scrubbed.
+ */
+export function secretHeaderValues(headers: Record<string, string> | undefined): string[] {
+  return Object.entries(headers ?? {})
+    .filter(([name, value]) => SECRET_HEADER.test(name) || value.length >= OPAQUE_LENGTH)
+    .map(([, value]) => value);
 }
 
 /** Query parameters whose values are credentials (others, like `?headless=true`, are not). */

@@ -13,7 +13,7 @@ import type { ModelClient } from "../model/modelClient.js";
 import { type ExtractOptions, ExtractOptionsSchema, parseInput } from "../options.js";
 import { type Snapshot, takeSnapshot } from "../snapshot/snapshot.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
-import { linkIdsToUrls, withLinkIds } from "./linkFields.js";
+import { fromModelAnswer, modelSchemaFor } from "./linkFields.js";
 
 export interface ExtractSettings {
   domSettleTimeout: number;
@@ -29,7 +29,7 @@ const SYSTEM = [
   'The page is given as an outline: one line per element, "[id] role "name" states" or plain text, indented by nesting.',
   "Answer only from the outline (and the screenshot, when there is one); never invent values.",
   "For a link field, answer with the link's id from its [id] line, not its URL.",
-  "When something asked for is not on the page, leave it empty.",
+  "When a value asked for is not on the page, answer null for it.",
 ].join("\n");
 
 const Extraction = z.object({
@@ -82,17 +82,21 @@ export async function extractData<T>(
         operation: "extract",
         system: SYSTEM,
         prompt: `Instruction: ${instruction}\n\nPage outline:\n${snapshot.text}`,
-        schema: withLinkIds(asObject),
+        schema: modelSchemaFor(asObject),
         model: options.model,
         images,
         signal: deadline.signal,
       });
-      const mapped = linkIdsToUrls(answer.value, asObject, snapshot.urls);
+      const mapped = fromModelAnswer(answer.value, asObject, snapshot.urls);
       const checked = asObject.safeParse(mapped);
       if (!checked.success) {
+        // Reported in the caller's terms: without the wrapper a non-object schema got.
         throw new ZodSchemaValidationError(
-          mapped,
-          checked.error.issues.map((i) => ({ path: i.path, message: i.message })),
+          wrapped ? mapped : (mapped as { value?: unknown } | undefined)?.value,
+          checked.error.issues.map((i) => ({
+            path: wrapped ? i.path : i.path.slice(1),
+            message: i.message,
+          })),
         );
       }
       return (wrapped ? checked.data : (checked.data as { value: unknown }).value) as

@@ -1,11 +1,14 @@
 /**
- * URL fields of an extraction schema are answered as link ids: the outline shows ids, not
- * URLs, so the model names the link and the real URL is put back from the snapshot's map.
- * That keeps URLs out of the prompt and makes a copied-wrong URL impossible.
+ * The schema the model answers, made from the caller's, and the way back:
+ * - URL fields are answered as link ids: the outline shows ids, not URLs, so the model names
+ *   the link and the real URL is put back from the snapshot's map (no copied-wrong URL);
+ * - optional fields are nullable for the model: OpenAI's strict structured output wants every
+ *   property present, so "absent" is answered as null and turned back into absent.
  */
 import { z } from "zod";
 
-const LINK_ID = 'the id of the link in the outline (the number in its "[id] link" line), not a URL';
+const LINK_ID =
+  'answer with the id of the link in the outline (the number in its "[id] link" line), not a URL';
 
 function isUrl(schema: z.ZodType): boolean {
   if (schema instanceof z.ZodURL) return true;
@@ -14,46 +17,86 @@ function isUrl(schema: z.ZodType): boolean {
   return checks.some((c) => c._zod.def.format === "url");
 }
 
-/** The schema the model answers: each URL field becomes a link id (a string). */
-export function withLinkIds(schema: z.ZodType): z.ZodType {
-  if (isUrl(schema)) return z.string().describe(LINK_ID);
+function describe<T extends z.ZodType>(target: T, source: z.ZodType, extra?: string): T {
+  const text = [source.description, extra].filter(Boolean).join(" — ");
+  return text ? target.describe(text) : target;
+}
+
+/** The schema the model answers. */
+export function modelSchemaFor(schema: z.ZodType): z.ZodType {
+  if (isUrl(schema)) return describe(z.string(), schema, LINK_ID);
   if (schema instanceof z.ZodObject) {
     const shape: Record<string, z.ZodType> = {};
     for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-      shape[key] = withLinkIds(field);
+      shape[key] = modelSchemaFor(field);
     }
-    return z.object(shape);
+    return describe(z.object(shape), schema);
   }
-  if (schema instanceof z.ZodArray) return z.array(withLinkIds(schema.element as z.ZodType));
-  if (schema instanceof z.ZodOptional) return withLinkIds(schema.unwrap() as z.ZodType).optional();
-  if (schema instanceof z.ZodNullable) return withLinkIds(schema.unwrap() as z.ZodType).nullable();
+  if (schema instanceof z.ZodArray) {
+    return describe(z.array(modelSchemaFor(schema.element as z.ZodType)), schema);
+  }
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault) {
+    return describe(modelSchemaFor(innerOf(schema)).nullable(), schema);
+  }
+  if (schema instanceof z.ZodNullable) {
+    return describe(modelSchemaFor(innerOf(schema)).nullable(), schema);
+  }
+  if (schema instanceof z.ZodUnion) {
+    const options = (schema.options as z.ZodType[]).map(modelSchemaFor);
+    return describe(z.union(options as [z.ZodType, z.ZodType, ...z.ZodType[]]), schema);
+  }
+  if (schema instanceof z.ZodRecord) {
+    return describe(z.record(z.string(), modelSchemaFor(schema.valueType as z.ZodType)), schema);
+  }
   return schema;
 }
 
-/** Puts URLs back where the model answered link ids (an unknown id is left as answered). */
-export function linkIdsToUrls(
+function innerOf(schema: z.ZodOptional | z.ZodNullable | z.ZodDefault): z.ZodType {
+  return schema._zod.def.innerType as z.ZodType;
+}
+
+/** The model's answer made the caller's: link ids → URLs, null for an optional → absent. */
+export function fromModelAnswer(
   value: unknown,
   schema: z.ZodType,
   urls: Record<string, string>,
 ): unknown {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault) {
+    return value === null ? undefined : fromModelAnswer(value, innerOf(schema), urls);
+  }
   if (value === undefined || value === null) return value;
+  if (schema instanceof z.ZodNullable) return fromModelAnswer(value, innerOf(schema), urls);
   if (isUrl(schema)) {
-    const id =
-      typeof value === "number" ? String(value) : String(value).replace(/^\[?(\d+)\]?$/, "$1");
-    return urls[id] ?? value;
+    const id = String(value).replace(/^\[?(\d+)\]?$/, "$1");
+    return Object.hasOwn(urls, id) ? urls[id] : value;
   }
   if (schema instanceof z.ZodObject && typeof value === "object" && !Array.isArray(value)) {
     const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
     for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-      if (key in out) out[key] = linkIdsToUrls(out[key], field, urls);
+      if (!(key in out)) continue;
+      const mapped = fromModelAnswer(out[key], field, urls);
+      if (mapped === undefined) delete out[key];
+      else out[key] = mapped;
     }
     return out;
   }
   if (schema instanceof z.ZodArray && Array.isArray(value)) {
-    return value.map((v) => linkIdsToUrls(v, schema.element as z.ZodType, urls));
+    return value.map((v) => fromModelAnswer(v, schema.element as z.ZodType, urls));
   }
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) {
-    return linkIdsToUrls(value, schema.unwrap() as z.ZodType, urls);
+  if (schema instanceof z.ZodRecord && typeof value === "object" && !Array.isArray(value)) {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+        k,
+        fromModelAnswer(v, schema.valueType as z.ZodType, urls),
+      ]),
+    );
+  }
+  if (schema instanceof z.ZodUnion) {
+    // The first option the mapped value satisfies.
+    for (const option of schema.options as z.ZodType[]) {
+      const mapped = fromModelAnswer(value, option, urls);
+      if (option.safeParse(mapped).success) return mapped;
+    }
   }
   return value;
 }

@@ -1,6 +1,6 @@
 /**
  * Every model call of the project goes through here: the model is chosen (per-call model, else
- * the client's, else `llmClient`), the system prompt joined, the answer parsed by a zod schema,
+ * `llmClient`, else the client's model), the system prompt joined, the answer parsed by a zod schema,
  * rate limits and server errors retried with backoff inside the call's deadline, usage counted,
  * secrets kept out of errors, logs and inference files.
  */
@@ -97,15 +97,35 @@ export class ModelClient {
       };
       const value = result.output as T;
       this.settings.onUsage?.(call.operation, usage);
-      await this.settings.inferenceLog?.write({ ...record, response: value, usage });
+      await this.logInference({ ...record, response: value, usage });
       this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
       return { value, usage, model: label };
     } catch (error) {
+      // An answer of the wrong shape was still paid for: its tokens count.
+      const spent = NoObjectGeneratedError.isInstance(error) ? error.usage : undefined;
+      if (spent) {
+        this.settings.onUsage?.(call.operation, {
+          promptTokens: spent.inputTokens ?? 0,
+          completionTokens: spent.outputTokens ?? 0,
+          reasoningTokens: spent.outputTokenDetails?.reasoningTokens ?? 0,
+          cachedInputTokens: spent.inputTokenDetails?.cacheReadTokens ?? 0,
+          inferenceTimeMs: Date.now() - started,
+        });
+      }
       const failure = this.explain(call, error);
-      await this.settings.inferenceLog
-        ?.write({ ...record, error: failure.message })
-        .catch(() => {});
+      await this.logInference({ ...record, error: failure.message });
       throw failure;
+    }
+  }
+
+  /** A failed write (a read-only filesystem) must not turn an answered call into a failure. */
+  private async logInference(record: Parameters<InferenceLog["write"]>[0]): Promise<void> {
+    try {
+      await this.settings.inferenceLog?.write(record);
+    } catch (error) {
+      this.settings.logger.warn("model", "could not write the inference log", {
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 
@@ -185,21 +205,30 @@ export class ModelClient {
   }
 }
 
+/** A provider asking for a longer wait than this is not retried: the call fails at once. */
+export const MAX_RETRY_AFTER_MS = 10_000;
+
 /** How long to wait before trying again, or undefined when the error is final. */
-export function retryDelay(error: unknown, attempt: number): number | undefined {
+export function retryDelay(error: unknown, attempt: number, now = Date.now()): number | undefined {
   if (!APICallError.isInstance(error) || !error.isRetryable) return undefined;
   const planned = RETRY_DELAYS_MS[attempt];
   if (planned === undefined) return undefined;
-  // A provider that says when to come back is believed, within reason.
-  const header =
-    error.responseHeaders?.["retry-after-ms"] ?? error.responseHeaders?.["retry-after"];
-  const asked =
-    header === undefined
-      ? undefined
-      : Number(header) * (error.responseHeaders?.["retry-after-ms"] ? 1 : 1000);
-  return asked !== undefined && Number.isFinite(asked) && asked >= 0 && asked <= 10_000
-    ? asked
-    : planned;
+  const asked = askedWait(error.responseHeaders, now);
+  if (asked === undefined) return planned;
+  return asked <= MAX_RETRY_AFTER_MS ? asked : undefined;
+}
+
+/** `retry-after-ms`, or `retry-after` in seconds or as an HTTP date; undefined when absent. */
+function askedWait(headers: Record<string, string> | undefined, now: number): number | undefined {
+  const ms = headers?.["retry-after-ms"];
+  if (ms !== undefined && ms.trim() !== "" && Number.isFinite(Number(ms))) {
+    return Math.max(0, Number(ms));
+  }
+  const after = headers?.["retry-after"];
+  if (after === undefined || after.trim() === "") return undefined;
+  if (Number.isFinite(Number(after))) return Math.max(0, Number(after) * 1000);
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 function parseJson(text: string | undefined): unknown {

@@ -16,6 +16,7 @@ import {
   MissingLLMConfigurationError,
   UnsupportedModelError,
 } from "../errors.js";
+import { secretHeaderValues, urlSecrets } from "../secrets.js";
 import {
   type ModelConfig,
   type ModelConfiguration,
@@ -64,14 +65,16 @@ export function resolveModel(
   };
   const headers = config.headers;
   const baseURL = config.baseURL;
-  // Any header may carry a credential (a proxy's token): none is ever written anywhere.
-  for (const value of Object.values(headers ?? {})) keep(value);
+  // Credentials in headers (a proxy's token) and in URLs (`?api_key=`) are never written anywhere.
+  for (const value of secretHeaderValues(headers)) keep(value);
+  for (const value of urlSecrets(baseURL)) keep(value);
   if ("providerOptions" in config) {
     const options =
       "vertex" in config.providerOptions
         ? config.providerOptions.vertex
         : config.providerOptions.azure;
-    for (const value of Object.values(options.headers ?? {})) keep(value);
+    for (const value of secretHeaderValues(options.headers)) keep(value);
+    for (const value of urlSecrets(options.baseURL)) keep(value);
   }
 
   switch (
@@ -83,7 +86,10 @@ export function resolveModel(
       if (provider === "microsoft" && !baseURL) {
         throw new MissingLLMConfigurationError("model.baseURL", "microsoft");
       }
-      const apiKey = keep(keyFor(provider, config, env, baseURL));
+      // A server named only by its baseURL is someone else's: it gets no OpenAI key from the
+      // environment, only one given in the configuration.
+      const inferred = !config.provider && !config.modelName.startsWith(`${provider}/`);
+      const apiKey = keep(keyFor(provider, config, inferred ? {} : env, baseURL));
       const openai = createOpenAI({ apiKey, baseURL, headers });
       // Responses API by default; chat completions for endpoints that only have those.
       const chat = provider === "microsoft" || generic.openaiEndpointFormat === "chat";
@@ -170,7 +176,7 @@ function bedrock(
     );
   }
   return createAmazonBedrock({
-    region: env.AWS_REGION ?? "us-east-1",
+    region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
     ...(apiKey
       ? { apiKey }
       : { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN }),
@@ -184,7 +190,12 @@ function vertex(
   modelId: string,
   keep: <T extends string | undefined>(v: T) => T,
 ): LanguageModel {
-  if (config.provider !== "vertex") throw new Error("not a Vertex configuration");
+  if (config.provider !== "vertex") {
+    throw new MissingLLMConfigurationError(
+      'the Vertex shape: { modelName, provider: "vertex", auth, providerOptions: { vertex: { project, location } } }',
+      "vertex",
+    );
+  }
   const { auth, providerOptions } = config;
   keep(auth.credentials.private_key);
   keep(config.apiKey);
@@ -209,7 +220,12 @@ function azure(
   env: Env,
   keep: <T extends string | undefined>(v: T) => T,
 ): LanguageModel {
-  if (config.provider !== "azure") throw new Error("not an Azure configuration");
+  if (config.provider !== "azure") {
+    throw new MissingLLMConfigurationError(
+      'the Azure shape: { modelName, provider: "azure", providerOptions: { azure: { resourceName } }, apiKey | auth }',
+      "azure",
+    );
+  }
   const options = config.providerOptions.azure;
   const baseURL = options.baseURL ?? config.baseURL;
   const resourceName = options.resourceName ?? env.AZURE_RESOURCE_NAME;

@@ -7,6 +7,7 @@ import { LLMResponseError, ZodSchemaValidationError } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
 import {
+  failing,
   idOfLine,
   type ModelRequest,
   promptOf,
@@ -127,9 +128,14 @@ describe("extract with an instruction", () => {
     });
     expect(model.requests()[0]!.url.host).toBe("127.0.0.1:9");
     expect(model.requests()[0]!.body.model).toBe("gpt-4.1");
+    model.use(
+      failing("https://api.openai.com/v1/responses", 400, {
+        error: { message: "model not found" },
+      }),
+    );
     const error = await failure(client.extract("anything"));
-    // No handler for api.openai.com now: msw refuses it, nothing leaves the machine.
     expect(error).toBeInstanceOf(LLMResponseError);
+    expect(error.message).toContain("model not found");
   });
 
   it("writes the inference log when logInferenceToFile is on, without the key", async () => {
@@ -147,5 +153,56 @@ describe("extract with an instruction", () => {
       process.chdir(cwd);
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("schemas the model is asked to answer", () => {
+  it("optional fields are asked for as nullable (strict output) and null comes back absent", async () => {
+    model.use(openaiResponses(() => ({ name: "Green tea", discount: null, origin: "Japan" })));
+    const client = await openShop();
+    const result = await client.extract(
+      "the first product",
+      z.object({
+        name: z.string(),
+        discount: z.number().optional(),
+        origin: z.string().optional(),
+      }),
+    );
+    expect(result).toEqual({ name: "Green tea", origin: "Japan" });
+    expect("discount" in result).toBe(false);
+    const format = (
+      model.requests()[0]!.body.text as {
+        format: { schema: Record<string, unknown>; strict: boolean };
+      }
+    ).format;
+    expect(format.strict).toBe(true);
+    expect(format.schema.required).toEqual(["name", "discount", "origin"]);
+  });
+
+  it("maps link ids in URL fields under defaults, unions and records, keeping the field's own description", async () => {
+    model.use(
+      openaiResponses((r) => ({
+        home: idOfLine(promptOf(r), 'link "Green tea"'),
+        either: idOfLine(promptOf(r), 'link "Black tea"'),
+        byName: { white: idOfLine(promptOf(r), 'link "White tea"') },
+      })),
+    );
+    const client = await openShop();
+    const result = await client.extract(
+      "links",
+      z.object({
+        home: z.url().describe("the first product page").default("https://fallback.test/"),
+        either: z.union([z.url(), z.number()]),
+        byName: z.record(z.string(), z.url()),
+      }),
+    );
+    expect(result).toEqual({
+      home: `${server.origin}/products/green`,
+      either: `${server.origin}/products/black`,
+      byName: { white: `${server.origin}/products/white?size=large` },
+    });
+    expect(JSON.stringify(model.requests()[0]!.body)).toContain(
+      "the first product page — answer with the id",
+    );
   });
 });

@@ -1,10 +1,20 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { APICallError } from "ai";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { LLMResponseError, ZodSchemaValidationError } from "../../lib/index.js";
 import { Logger } from "../../lib/log.js";
 import { MetricsRecorder } from "../../lib/metrics.js";
-import { ModelClient, type Operation } from "../../lib/model/modelClient.js";
+import { InferenceLog } from "../../lib/model/inferenceLog.js";
+import {
+  ModelClient,
+  type Operation,
+  RETRY_DELAYS_MS,
+  retryDelay,
+} from "../../lib/model/modelClient.js";
 import { resolveModel } from "../../lib/model/providers.js";
 import { failure } from "../support/failure.js";
 import { useModelServer } from "../support/llm/modelServer.js";
@@ -118,5 +128,59 @@ describe("which model answers", () => {
     const second = await client.generate({ ...base, model: "openai/gpt-4.1-mini" });
     expect(second.value.name).toBe("from the per-call model");
     expect(server.requests().map((r) => r.url.host)).toEqual(["127.0.0.1:9", "api.openai.com"]);
+  });
+});
+
+describe("edges", () => {
+  it("counts the tokens of an answer of the wrong shape", async () => {
+    server.use(openaiResponses(() => ({ name: "Teapot", price: "a lot" })));
+    const metrics = new MetricsRecorder();
+    await failure(ask(models(metrics)));
+    expect(metrics.snapshot().extractPromptTokens).toBe(OPENAI_USAGE.input);
+  });
+
+  it("an inference log that cannot be written does not fail an answered call", async () => {
+    server.use(openaiResponses(() => ({ name: "Teapot", price: 24 })));
+    const lines: string[] = [];
+    const logger = new Logger({
+      verbose: 1,
+      disablePino: true,
+      logger: (l) => lines.push(l.message),
+    });
+    // A folder inside a file: every write fails at once (ENOTDIR), as on a read-only disk.
+    const file = join(await mkdtemp(join(tmpdir(), "wayfarer-ro-")), "file");
+    await writeFile(file, "");
+    const client = new ModelClient({
+      model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-answers-test" },
+      logger,
+      inferenceLog: new InferenceLog(logger.redactor, join(file, "inference_summary")),
+    });
+    try {
+      expect((await ask(client)).value).toEqual({ name: "Teapot", price: 24 });
+      expect(lines).toContain("could not write the inference log");
+    } finally {
+      await rm(dirname(file), { recursive: true, force: true });
+    }
+  });
+
+  it("follows retry-after in seconds or as a date, and gives up at once when asked to wait too long", async () => {
+    const error = (headers: Record<string, string>) =>
+      new APICallError({
+        message: "rate limited",
+        url: "https://api.openai.com/v1/responses",
+        requestBodyValues: {},
+        statusCode: 429,
+        responseHeaders: headers,
+        isRetryable: true,
+      });
+    const now = Date.parse("2026-11-26T00:00:00Z");
+    expect(retryDelay(error({}), 0, now)).toBe(RETRY_DELAYS_MS[0]);
+    expect(retryDelay(error({ "retry-after": "2" }), 0, now)).toBe(2_000);
+    expect(retryDelay(error({ "retry-after-ms": "150" }), 0, now)).toBe(150);
+    expect(retryDelay(error({ "retry-after": "Thu, 26 Nov 2026 00:00:03 GMT" }), 0, now)).toBe(
+      3_000,
+    );
+    expect(retryDelay(error({ "retry-after": "60" }), 0, now)).toBeUndefined();
+    expect(retryDelay(error({}), RETRY_DELAYS_MS.length, now)).toBeUndefined();
   });
 });

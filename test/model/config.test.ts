@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Client, ServiceValidationError } from "../../lib/index.js";
+import { Client, ServiceValidationError, V3OptionsSchema } from "../../lib/index.js";
 import { ModelConfigSchema, ModelConfigurationSchema } from "../../lib/model/config.js";
+import { resolveModel } from "../../lib/model/providers.js";
+import { secretsOf } from "../../lib/secrets.js";
 
 const vertex = {
   modelName: "vertex/gemini-2.5-flash",
@@ -78,5 +80,32 @@ describe("model configuration shapes", () => {
     expect(() => new Client({ env: "LOCAL", llmClient: { modelId: "m" } as never })).toThrow(
       /expected an AI SDK LanguageModel/,
     );
+  });
+});
+
+describe("secrets of a configuration", () => {
+  it("credential headers, keys and key-like URL parameters are secrets; plain header values are not", () => {
+    const model = {
+      modelName: "openai/gpt-4.1",
+      apiKey: "sk-config-secret-1",
+      baseURL: "https://gw.test/v1?api_key=gateway-secret-2&region=eu",
+      headers: { "x-proxy-token": "short-tok", "X-Title": "Shop", "x-trace": "a".repeat(30) },
+    };
+    const resolved = resolveModel(model, {});
+    for (const secrets of [
+      resolved.secrets,
+      secretsOf(V3OptionsSchema.parse({ env: "LOCAL", model }), {}),
+    ]) {
+      expect(secrets).toEqual(
+        expect.arrayContaining([
+          "sk-config-secret-1",
+          "gateway-secret-2",
+          "short-tok",
+          "a".repeat(30),
+        ]),
+      );
+      expect(secrets).not.toContain("Shop");
+      expect(secrets).not.toContain("eu");
+    }
   });
 });

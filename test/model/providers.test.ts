@@ -308,3 +308,22 @@ describe("failures and retries", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 });
+
+describe("what goes where", () => {
+  it("a server named only by its baseURL never gets the environment's OpenAI key", async () => {
+    server.use(openaiResponses(pickAddToCart, "http://127.0.0.1:9/gpu/v1"));
+    await client(
+      { modelName: "llama3", baseURL: "http://127.0.0.1:9/gpu/v1" },
+      { env: { OPENAI_API_KEY: KEY } },
+    ).generate(call());
+    expect(server.requests()[0]!.headers.get("authorization")).not.toContain(KEY);
+  });
+
+  it("the Azure and Vertex string forms say which shape to use", async () => {
+    const azure = await failure(client("azure/gpt-4o").generate(call()));
+    expect(azure).toBeInstanceOf(MissingLLMConfigurationError);
+    expect(azure.message).toContain('provider: "azure"');
+    const vertex = await failure(client("vertex/gemini-2.5-flash").generate(call()));
+    expect(vertex.message).toContain('provider: "vertex"');
+  });
+});

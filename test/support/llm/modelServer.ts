@@ -31,6 +31,7 @@ export interface ModelServer {
 export function useModelServer(...defaults: RequestHandler[]): ModelServer {
   const server = setupServer(...defaults);
   const seen: ModelRequest[] = [];
+  const unhandled: string[] = [];
   // Every request is recorded as it starts; those no handler answers (the browser's own CDP
   // socket on this machine) are taken out again.
   const ids = new Map<ModelRequest, string>();
@@ -59,13 +60,23 @@ export function useModelServer(...defaults: RequestHandler[]): ModelServer {
       // The browser's CDP socket and the fixture servers live on this machine: they pass. Any
       // other request no handler answers fails the test.
       onUnhandledRequest: (request, print) => {
-        if (!LOOPBACK.has(new URL(request.url).hostname)) print.error();
+        if (LOOPBACK.has(new URL(request.url).hostname)) return;
+        unhandled.push(`${request.method} ${request.url}`);
+        print.error();
       },
     }),
   );
   afterEach(() => {
     server.resetHandlers();
     seen.length = 0;
+    ids.clear();
+    // Code under test may retry and swallow the refusal: the test fails here all the same.
+    const refused = unhandled.splice(0);
+    if (refused.length) {
+      throw new Error(
+        `requests no handler answered (refused, nothing left the machine): ${refused.join(", ")}`,
+      );
+    }
   });
   afterAll(() => server.close());
   return {
@@ -82,13 +93,13 @@ export function failing(
   body: unknown,
   options: { times?: number; headers?: Record<string, string> } = {},
 ): RequestHandler {
-  return http.post(
-    url,
-    () => HttpResponse.json(body as JsonBodyType, { status, headers: options.headers }),
-    {
-      once: options.times === 1,
-    },
-  );
+  let left = options.times ?? Number.POSITIVE_INFINITY;
+  return http.post(url, () => {
+    // Used up: the next handler answers.
+    if (left <= 0) return undefined;
+    left--;
+    return HttpResponse.json(body as JsonBodyType, { status, headers: options.headers });
+  });
 }
 
 /** Everything the request says in text: system prompt and user messages, whatever the API. */
