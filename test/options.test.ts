@@ -39,7 +39,7 @@ describe("options", () => {
       model: {
         modelName: "openai/x",
         apiKey: "model-key-2",
-        headers: { "x-custom": "header-secret-3" },
+        headers: { "x-custom-token": "header-secret-3", "x-title": "Shop" },
       },
       localBrowserLaunchOptions: {
         cdpUrl: "wss://user:cdp-pass-4@browser.test/devtools?token=cdp-token-5",
@@ -47,6 +47,8 @@ describe("options", () => {
       },
     });
     const secrets = secretsOf(options, { CRON_SECRET: "cron-7", OPENAI_API_KEY: "openai-8" });
+    // A plain header value is not a credential: scrubbing "Shop" would garble every line.
+    expect(secrets).not.toContain("Shop");
     expect(secrets).toEqual(
       expect.arrayContaining([
         "svc-key-1",
