@@ -84,7 +84,6 @@ for (const profile of ["local", "serverless"] as const) {
       expect(first.text.match(/^ *iframe "Frame \d+"$/gm)).toHaveLength(20);
       for (let i = 0; i < 5; i++) {
         await page.reload();
-        await page.goto(url);
         const again = await snapshotOf(client);
         expect(page.playwrightPage.frames()).toHaveLength(21);
         expect(again.text).toBe(first.text);
