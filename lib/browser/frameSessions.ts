@@ -24,6 +24,8 @@ export interface FrameSession {
 
 const sessions = new WeakMap<Frame, Promise<FrameSession | undefined>>();
 const watchedPages = new WeakSet<Page>();
+/** Frames found to have no target of their own (rendered by an ancestor's). */
+const inProcess = new WeakSet<Frame>();
 
 let groups = 0;
 /** A CDP object group of its own for one operation: operations on one target run at once. */
@@ -33,15 +35,20 @@ export const newObjectGroup = () => `wayfarer-${++groups}`;
 export function ownSession(page: Page, frame: Frame): Promise<FrameSession | undefined> {
   if (!watchedPages.has(page)) {
     watchedPages.add(page);
-    // A child frame that navigates may move into or out of a process of its own: what we know
-    // about it is asked again. The main frame's target lives as long as the page.
+    // A child frame known to be in-process may move to a process of its own when it
+    // navigates: ask again. A session of its own is kept (it closes by itself if its target
+    // goes away); detaching it while the frame loads was seen to stall the page's load event.
     page.on("framenavigated", (f) => {
-      if (f !== page.mainFrame()) forgetSession(f);
+      if (f !== page.mainFrame() && inProcess.has(f)) {
+        inProcess.delete(f);
+        sessions.delete(f);
+      }
     });
   }
   let known = sessions.get(frame);
   if (!known) {
     known = open(page, frame);
+    known.then((s) => (s ? inProcess.delete(frame) : inProcess.add(frame))).catch(() => {});
     sessions.set(frame, known);
     // A failed attach is not remembered: the next call tries again.
     known.catch(() => {
@@ -51,11 +58,13 @@ export function ownSession(page: Page, frame: Frame): Promise<FrameSession | und
   return known;
 }
 
-/** Forgets what is known about `frame`'s session (detaching it); the next call asks again. */
+/**
+ * Forgets what is known about `frame`'s session; the next call asks again. The session is not
+ * detached: it closes by itself when its target goes away.
+ */
 export function forgetSession(frame: Frame): void {
-  const known = sessions.get(frame);
   sessions.delete(frame);
-  known?.then((s) => s?.session.detach()).catch(() => {});
+  inProcess.delete(frame);
 }
 
 async function open(page: Page, frame: Frame): Promise<FrameSession | undefined> {
