@@ -75,6 +75,31 @@ for (const profile of ["local", "serverless"] as const) {
       }
     });
 
+    it("follows a frame that moves into and out of a process of its own", async () => {
+      const client = await clients.open();
+      const page = client.context.activePage()!;
+      await page.goto(server.url("outline/swap.html"));
+      const setSource = async (src: string) => {
+        await page.evaluate(
+          `new Promise((r) => { const f = document.getElementById("swap"); f.onload = r; f.src = ${JSON.stringify(src)}; })`,
+        );
+      };
+      const cross = refsIn("outline/frames-cross.html", "outline/frames-deep.html");
+      const same = refsIn("outline/frames-same.html");
+      for (const [src, text, refs] of [
+        [`${server.otherSite}/outline/frames-cross.html`, "Cross-site text", cross],
+        [server.url("outline/frames-same.html"), "Same-site text", same],
+        [`${server.otherSite}/outline/frames-cross.html`, "Cross-site text", cross],
+      ] as const) {
+        // A capture before the move, so that what was known about the frame is stale after it.
+        await snapshotOf(client);
+        await setSource(src);
+        const snapshot = await snapshotOf(client);
+        expect(snapshot.text).toContain(text);
+        await expectIdsResolve(client, snapshot, [...refs]);
+      }
+    });
+
     it("follows a tab through reloads: 20 frames stay 20, and each capture says the same", async () => {
       const client = await clients.open();
       const page = client.context.activePage()!;
