@@ -5,7 +5,7 @@ import { z } from "zod";
 import { Logger } from "../../lib/log.js";
 import type { ModelConfiguration } from "../../lib/model/config.js";
 import { ModelClient } from "../../lib/model/modelClient.js";
-import { promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { asModelRequest, promptOf, useModelServer } from "../support/llm/modelServer.js";
 
 const server = useModelServer();
 const Answer = z.object({ city: z.string() });
@@ -38,13 +38,7 @@ describe("Google", () => {
       http.post(
         "https://generativelanguage.googleapis.com/v1beta/models/:model",
         async ({ request }) => {
-          const body = (await request.json()) as Record<string, unknown>;
-          const prompt = promptOf({
-            method: "POST",
-            url: new URL(request.url),
-            headers: request.headers,
-            body,
-          });
+          const prompt = promptOf(await asModelRequest(request));
           return geminiAnswer(JSON.stringify({ city: cityIn(prompt) }));
         },
       ),
@@ -94,13 +88,7 @@ describe("Vertex", () => {
           if (request.headers.get("authorization") !== "Bearer ya29.vertex-test-token") {
             return HttpResponse.json({ error: { message: "unauthenticated" } }, { status: 401 });
           }
-          const body = (await request.json()) as Record<string, unknown>;
-          const prompt = promptOf({
-            method: "POST",
-            url: new URL(request.url),
-            headers: request.headers,
-            body,
-          });
+          const prompt = promptOf(await asModelRequest(request));
           return geminiAnswer(JSON.stringify({ city: cityIn(prompt) }));
         },
       ),
@@ -132,13 +120,9 @@ describe("Bedrock", () => {
       http.post(
         "https://bedrock-runtime.eu-west-3.amazonaws.com/model/:model/converse",
         async ({ request }) => {
-          const body = (await request.json()) as Record<string, unknown>;
-          const prompt = promptOf({
-            method: "POST",
-            url: new URL(request.url),
-            headers: request.headers,
-            body,
-          });
+          const req = await asModelRequest(request);
+          const { body } = req;
+          const prompt = promptOf(req);
           const tools = (
             (body.toolConfig as { tools?: { toolSpec: { name: string } }[] })?.tools ?? []
           ).map((t) => t.toolSpec.name);

@@ -86,6 +86,18 @@ export function useModelServer(...defaults: RequestHandler[]): ModelServer {
   };
 }
 
+/** An intercepted request as handlers read it: its JSON body parsed. */
+export async function asModelRequest(request: Request): Promise<ModelRequest> {
+  const text = await request.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    body = { raw: text };
+  }
+  return { method: request.method, url: new URL(request.url), headers: request.headers, body };
+}
+
 /** Answers `times` requests to `url` (a URL or msw path pattern) with an HTTP error. */
 export function failing(
   url: string,
