@@ -14,17 +14,20 @@ import {
 } from "./errors.js";
 import { extractData, extractPageText } from "./handlers/extract.js";
 import { readExtractCall } from "./handlers/extractCall.js";
+import { observe } from "./handlers/observe.js";
 import { History, type HistoryEntry } from "./history.js";
 import { Logger } from "./log.js";
 import { type Metrics, MetricsRecorder } from "./metrics.js";
 import { InferenceLog } from "./model/inferenceLog.js";
 import { ModelClient } from "./model/modelClient.js";
 import {
+  type Action,
   ENVIRONMENTS,
   type ExtractOptions,
   KNOWN_LAUNCH_OPTIONS,
   KNOWN_OPTIONS,
   NOT_YET_ACTIVE_OPTIONS,
+  type ObserveOptions,
   parseInput,
   type ResolvedOptions,
   type V3Options,
@@ -128,9 +131,7 @@ export class Client {
   ): Promise<unknown> {
     const context = this.ready("extract");
     const settings = {
-      domSettleTimeout: this.options.domSettleTimeout,
-      outlineTokenBudget: this.options.outlineTokenBudget,
-      logger: this.logger,
+      ...this.snapshotSettings(),
       models: this.models,
       record: (parameters: unknown, result: unknown) =>
         this.historyLog.record("extract", parameters, result),
@@ -138,6 +139,19 @@ export class Client {
     const call = readExtractCall(first, second, third);
     if (call.instruction === undefined) return extractPageText(context, call.options, settings);
     return extractData(context, call.instruction, call.schema, call.options, settings);
+  }
+
+  /**
+   * `observe(instruction?, options?)`: the elements matching the instruction as Actions, most
+   * relevant first (`[]` when nothing matches); without an instruction, every interactive one.
+   */
+  observe(instruction?: string, options?: ObserveOptions): Promise<Action[]> {
+    const context = this.ready("observe");
+    return observe(context, instruction, options, {
+      ...this.snapshotSettings(),
+      models: this.models,
+      record: (parameters, result) => this.historyLog.record("observe", parameters, result),
+    });
   }
 
   /** The pages: newPage(), pages(), activePage(), setActivePage(page). */
@@ -182,6 +196,14 @@ export class Client {
       const detail = cause instanceof Error ? cause.message : String(cause);
       throw new ServiceInitError(detail, { cause });
     }
+  }
+
+  private snapshotSettings() {
+    return {
+      domSettleTimeout: this.options.domSettleTimeout,
+      outlineTokenBudget: this.options.outlineTokenBudget,
+      logger: this.logger,
+    };
   }
 
   private ready(method: string): Context {

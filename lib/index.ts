@@ -10,10 +10,14 @@ export type { LogLevel, LogLine, LogReceiver } from "./log.js";
 export type { Metrics } from "./metrics.js";
 export { MetricsSchema } from "./metrics.js";
 export type {
+  Action,
   DialogHandler,
   DialogPolicy,
+  ExtractOptions,
   LocalBrowserLaunchOptions,
   ModelConfiguration,
+  ObserveOptions,
   V3Options,
+  Variables,
 } from "./options.js";
 export { LocalBrowserLaunchOptionsSchema, V3OptionsSchema } from "./options.js";

@@ -121,7 +121,7 @@ export const V3OptionsSchema = z.object({
    * Wayfarer's addition: model calls whose page outline is larger than this many tokens work on
    * viewport-ordered chunks of it. `extract()` without an instruction always returns it whole.
    */
-  outlineTokenBudget: z.number().int().min(500).max(1_000_000).default(12_000),
+  outlineTokenBudget: z.number().int().min(100).max(1_000_000).default(12_000),
 });
 export type V3Options = z.input<typeof V3OptionsSchema>;
 export const KNOWN_OPTIONS = Object.keys(V3OptionsSchema.shape);
@@ -170,6 +170,52 @@ export const ExtractOptionsSchema = z.strictObject({
   serverCache: z.boolean().optional(),
 });
 export type ExtractOptions = z.input<typeof ExtractOptionsSchema>;
+
+const Primitive = z.union([z.string(), z.number(), z.boolean()]);
+/** A value for `%name%` tokens: a primitive, or `{ value, description? }`. */
+export const VariableValueSchema = z.union([
+  Primitive,
+  z.strictObject({ value: Primitive, description: z.string().optional() }),
+]);
+export const VariablesSchema = z.record(
+  z.string().regex(/^\w+$/, { error: "expected a variable name of letters, digits and _" }),
+  VariableValueSchema,
+);
+export type Variables = z.input<typeof VariablesSchema>;
+
+/** The actions observe returns and act performs (DESIGN.md's method names). */
+export const ACTION_METHODS = [
+  "click",
+  "fill",
+  "type",
+  "press",
+  "scrollTo",
+  "nextChunk",
+  "prevChunk",
+  "selectOptionFromDropdown",
+  "hover",
+  "doubleClick",
+  "dragAndDrop",
+] as const;
+
+export const ActionSchema = z.strictObject({
+  selector: SelectorSchema,
+  description: z.string(),
+  method: z.enum(ACTION_METHODS).optional(),
+  arguments: z.array(z.string()).optional(),
+});
+export type Action = z.infer<typeof ActionSchema>;
+
+export const ObserveOptionsSchema = z.strictObject({
+  model: ModelConfigurationSchema.optional(),
+  variables: VariablesSchema.optional(),
+  timeout: z.lazy(() => TimeoutSchema).optional(),
+  selector: SelectorSchema.optional(),
+  ignoreSelectors: z.array(SelectorSchema).optional(),
+  page: PageOptionSchema.optional(),
+  serverCache: z.boolean().optional(),
+});
+export type ObserveOptions = z.input<typeof ObserveOptionsSchema>;
 
 /** Positive, bounded wait in ms: every public wait takes one; 0 or Infinity is refused. */
 export const TimeoutSchema = z

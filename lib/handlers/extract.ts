@@ -6,19 +6,14 @@
  */
 import { z } from "zod";
 import type { Context } from "../browser/context.js";
-import { Page } from "../browser/page.js";
-import { ServiceError, ZodSchemaValidationError } from "../errors.js";
-import type { Logger } from "../log.js";
+import { ZodSchemaValidationError } from "../errors.js";
 import type { ModelClient } from "../model/modelClient.js";
 import { type ExtractOptions, ExtractOptionsSchema, parseInput } from "../options.js";
-import { type Snapshot, takeSnapshot } from "../snapshot/snapshot.js";
-import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
+import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { fromModelAnswer, modelSchemaFor } from "./linkFields.js";
+import { pageFor, type SnapshotSettings, snapshotFor } from "./pageSnapshot.js";
 
-export interface ExtractSettings {
-  domSettleTimeout: number;
-  outlineTokenBudget: number;
-  logger: Logger;
+export interface ExtractSettings extends SnapshotSettings {
   models: ModelClient;
   /** Records the call in the client's history (parameters are redacted there). */
   record: (parameters: unknown, result: unknown) => void;
@@ -107,41 +102,4 @@ export async function extractData<T>(
   const { page: _page, ...recorded } = options;
   settings.record({ instruction, ...recorded }, result);
   return result;
-}
-
-function snapshotFor(
-  page: Page,
-  options: ExtractOptions,
-  settings: ExtractSettings,
-  deadline: Deadline,
-): Promise<Snapshot> {
-  return takeSnapshot(
-    page.playwrightPage,
-    {
-      selector: options.selector,
-      ignoreSelectors: options.ignoreSelectors,
-      domSettleTimeout: settings.domSettleTimeout,
-      tokenBudget: settings.outlineTokenBudget,
-    },
-    deadline,
-    settings.logger,
-  );
-}
-
-/** The page asked for (ours, or the Playwright page under one of ours), else the active one. */
-export function pageFor(context: Context, given: object | undefined): Page {
-  if (given === undefined) {
-    const active = context.activePage();
-    if (!active) throw new ServiceError("There is no open page: open one with context.newPage().");
-    return active;
-  }
-  const found = context
-    .pages()
-    .find((p) => p === given || (!(given instanceof Page) && p.playwrightPage === given));
-  if (!found) {
-    throw new ServiceError(
-      "options.page is not an open page of this client: pass one of client.context.pages().",
-    );
-  }
-  return found;
 }

@@ -1,0 +1,133 @@
+/**
+ * observe(instruction, options): the elements that match an instruction, as Actions ordered by
+ * relevance: `{ selector, description, method, arguments }`. The model answers with outline
+ * ids, which become selectors here. Variables reach the model by name only; arguments keep
+ * their `%name%` tokens. Without an instruction, every interactive element, with no model call.
+ * An outline over the token budget is walked chunk by chunk, from the viewport, until the
+ * model finds something.
+ */
+import { z } from "zod";
+import type { Context } from "../browser/context.js";
+import type { ModelClient } from "../model/modelClient.js";
+import {
+  ACTION_METHODS,
+  type Action,
+  type ObserveOptions,
+  ObserveOptionsSchema,
+  parseInput,
+  type Variables,
+} from "../options.js";
+import type { Snapshot } from "../snapshot/snapshot.js";
+import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
+import { pageFor, type SnapshotSettings, snapshotFor } from "./pageSnapshot.js";
+
+export interface ObserveSettings extends SnapshotSettings {
+  models: ModelClient;
+  record: (parameters: unknown, result: unknown) => void;
+}
+
+const SYSTEM = [
+  "You find elements of a web page for a program that will act on them.",
+  'The page is given as an outline: one line per element, "[id] role "name" states" or plain text, indented by nesting.',
+  "Return the elements that match the instruction, most relevant first; none when nothing matches.",
+  "For each: its id from its [id] line, a short description, the method to use on it, and the method's arguments.",
+  `Methods: ${ACTION_METHODS.join(", ")}. fill and type take the text; press takes a key such as "Enter"; scrollTo takes a percentage such as "50%"; selectOptionFromDropdown takes the option's text.`,
+  "When a value is one of the variables listed, write its %name% token as the argument, never a value of your own.",
+].join("\n");
+
+const Answer = z.object({
+  elements: z.array(
+    z.object({
+      elementId: z.string().describe('the id from the element\'s "[id]" line'),
+      description: z.string().describe("what the element is, in a few words"),
+      method: z.enum(ACTION_METHODS),
+      arguments: z.array(z.string()).describe("the method's arguments; [] when it takes none"),
+    }),
+  ),
+});
+
+export async function observe(
+  context: Context,
+  instruction: string | undefined,
+  input: ObserveOptions | undefined,
+  settings: ObserveSettings,
+): Promise<Action[]> {
+  const options = parseInput(ObserveOptionsSchema.optional(), input, "observe.options") ?? {};
+  const page = pageFor(context, options.page);
+  const actions = await withTimeout(
+    "observe",
+    options.timeout ?? DEFAULT_TIMEOUT_MS,
+    "the elements",
+    async (deadline) => {
+      const snapshot = await snapshotFor(page, options, settings, deadline);
+      if (!instruction) return everyInteractive(snapshot);
+      return ask(instruction, snapshot, options, settings, deadline);
+    },
+  );
+  const { page: _page, variables, ...recorded } = options;
+  // Only the variables' names are recorded: their values may be secrets.
+  settings.record(
+    { instruction, ...recorded, variables: variables ? Object.keys(variables) : undefined },
+    actions,
+  );
+  return actions;
+}
+
+/** No instruction: every element with an id, in outline order. */
+function everyInteractive(snapshot: Snapshot): Action[] {
+  return Object.entries(snapshot.selectors).map(([id, selector]) => {
+    const line = snapshot.text.split("\n").find((l) => l.trimStart().startsWith(`[${id}] `));
+    const description = (line ?? "").trim().replace(/^\[\d+\] /, "");
+    return { selector, description, method: "click", arguments: [] };
+  });
+}
+
+async function ask(
+  instruction: string,
+  snapshot: Snapshot,
+  options: z.output<typeof ObserveOptionsSchema>,
+  settings: ObserveSettings,
+  deadline: Deadline,
+): Promise<Action[]> {
+  const names = describeVariables(options.variables);
+  // Within the budget the whole outline goes at once; over it, chunks from the viewport on.
+  const parts =
+    snapshot.chunks.length <= 1
+      ? [snapshot.text]
+      : [
+          ...snapshot.chunks.slice(snapshot.startChunk),
+          ...snapshot.chunks.slice(0, snapshot.startChunk),
+        ].map((c) => c.text);
+  for (const [i, part] of parts.entries()) {
+    deadline.step(parts.length > 1 ? `model (chunk ${i + 1} of ${parts.length})` : "model");
+    const answer = await settings.models.generate({
+      operation: "observe",
+      system: SYSTEM,
+      prompt: `Instruction: ${instruction}\n${names}\nPage outline:\n${part}`,
+      schema: Answer,
+      model: options.model,
+      signal: deadline.signal,
+    });
+    const actions = answer.value.elements.flatMap((e): Action[] => {
+      const id = e.elementId.replace(/^\[?(\d+)\]?$/, "$1");
+      const selector = Object.hasOwn(snapshot.selectors, id) ? snapshot.selectors[id] : undefined;
+      // An id the outline does not have is the model's invention: left out.
+      return selector
+        ? [{ selector, description: e.description, method: e.method, arguments: e.arguments }]
+        : [];
+    });
+    if (actions.length) return actions;
+  }
+  return [];
+}
+
+/** The variables the model may use, by name (and description): never their values. */
+function describeVariables(variables: Variables | undefined): string {
+  const entries = Object.entries(variables ?? {});
+  if (!entries.length) return "";
+  const lines = entries.map(([name, v]) => {
+    const description = typeof v === "object" ? v.description : undefined;
+    return `- %${name}%${description ? `: ${description}` : ""}`;
+  });
+  return `Variables (write the token, the program puts the value in):\n${lines.join("\n")}\n`;
+}
