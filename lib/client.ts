@@ -12,6 +12,7 @@ import {
   ServiceInitError,
   ServiceNotInitializedError,
 } from "./errors.js";
+import { type ActResult, act } from "./handlers/act.js";
 import { extractData, extractPageText } from "./handlers/extract.js";
 import { readExtractCall } from "./handlers/extractCall.js";
 import { observe } from "./handlers/observe.js";
@@ -22,6 +23,7 @@ import { InferenceLog } from "./model/inferenceLog.js";
 import { ModelClient } from "./model/modelClient.js";
 import {
   type Action,
+  type ActOptions,
   ENVIRONMENTS,
   type ExtractOptions,
   KNOWN_LAUNCH_OPTIONS,
@@ -151,6 +153,20 @@ export class Client {
       ...this.snapshotSettings(),
       models: this.models,
       record: (parameters, result) => this.historyLog.record("observe", parameters, result),
+    });
+  }
+
+  /**
+   * `act(instruction | Action, options?)`: does what the instruction says on the element the
+   * model picks, or performs an Action from observe() with no model call.
+   */
+  act(input: string | Action, options?: ActOptions): Promise<ActResult> {
+    const context = this.ready("act");
+    return act(context, input, options, {
+      ...this.snapshotSettings(),
+      models: this.models,
+      selfHeal: this.options.selfHeal,
+      record: (parameters, result) => this.historyLog.record("act", parameters, result),
     });
   }
 

@@ -4,6 +4,7 @@ export { NavigationRefusedError } from "./browser/navigationPolicy.js";
 export type { NavigationOptions, Page } from "./browser/page.js";
 export { Client } from "./client.js";
 export * from "./errors.js";
+export type { ActResult } from "./handlers/act.js";
 export type { HistoryEntry } from "./history.js";
 export { HistoryEntrySchema } from "./history.js";
 export type { LogLevel, LogLine, LogReceiver } from "./log.js";
@@ -11,6 +12,7 @@ export type { Metrics } from "./metrics.js";
 export { MetricsSchema } from "./metrics.js";
 export type {
   Action,
+  ActOptions,
   DialogHandler,
   DialogPolicy,
   ExtractOptions,

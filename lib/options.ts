@@ -206,6 +206,15 @@ export const ActionSchema = z.strictObject({
 });
 export type Action = z.infer<typeof ActionSchema>;
 
+export const ActOptionsSchema = z.strictObject({
+  model: ModelConfigurationSchema.optional(),
+  variables: z.lazy(() => VariablesSchema).optional(),
+  timeout: z.lazy(() => TimeoutSchema).optional(),
+  page: PageOptionSchema.optional(),
+  serverCache: z.boolean().optional(),
+});
+export type ActOptions = z.input<typeof ActOptionsSchema>;
+
 export const ObserveOptionsSchema = z.strictObject({
   model: ModelConfigurationSchema.optional(),
   variables: VariablesSchema.optional(),

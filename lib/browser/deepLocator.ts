@@ -14,6 +14,7 @@ import {
   type Resolution,
   resolveSelector,
 } from "./elementResolver.js";
+import { inPage } from "./inPage.js";
 import { type ParsedSelector, parseSelector } from "./selector.js";
 
 export const LocatorOptionsSchema = z
@@ -33,6 +34,19 @@ export type LocatorActionOptions = NonNullable<z.input<typeof LocatorOptionsSche
 const Text = z.string({ error: "expected a string" });
 
 const RETRY_DELAYS_MS = [0, 20, 50, 100, 100, 250, 500];
+
+/** The element that scrolls for `el`: the page's scrolling element for the root and body. */
+const SCROLL_TO = inPage((el: Element, fraction: number) => {
+  const doc = el.ownerDocument;
+  const target = el === doc.documentElement || el === doc.body ? (doc.scrollingElement ?? el) : el;
+  target.scrollTop = (target.scrollHeight - target.clientHeight) * fraction;
+});
+
+const SCROLL_BY = inPage((el: Element, screens: number) => {
+  const doc = el.ownerDocument;
+  const target = el === doc.documentElement || el === doc.body ? (doc.scrollingElement ?? el) : el;
+  target.scrollTop += target.clientHeight * screens;
+});
 
 export class DeepLocator {
   private readonly parsed: ParsedSelector;
@@ -119,6 +133,27 @@ export class DeepLocator {
     return this.act("scrollIntoView", options, (el, d) =>
       el.scrollIntoViewIfNeeded({ timeout: d.remaining() }),
     );
+  }
+
+  /** Scrolls the element (the page, for the document element or body) to `fraction` (0..1) of its height. */
+  scrollTo(fraction: number, options: LocatorActionOptions = {}) {
+    const f = parseInput(z.number().min(0).max(1), fraction, `${this}.scrollTo.fraction`);
+    return this.act("scrollTo", options, (el) => el.evaluate(SCROLL_TO, f));
+  }
+
+  /** Scrolls the element (or the page) by `screens` of its visible height, up when negative. */
+  scrollByScreens(screens: number, options: LocatorActionOptions = {}) {
+    const n = parseInput(z.number(), screens, `${this}.scrollByScreens.screens`);
+    return this.act("scrollByScreens", options, (el) => el.evaluate(SCROLL_BY, n));
+  }
+
+  boundingBox(options: LocatorActionOptions = {}) {
+    return this.act("boundingBox", options, (el) => el.boundingBox());
+  }
+
+  /** The element's tag name, lower case. */
+  tagName(options: LocatorActionOptions = {}) {
+    return this.act("tagName", options, (el) => el.evaluate((e) => (e as Element).localName));
   }
 
   textContent(options: LocatorActionOptions = {}) {

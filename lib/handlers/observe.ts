@@ -61,7 +61,7 @@ export async function observe(
     async (deadline) => {
       const snapshot = await snapshotFor(page, options, settings, deadline);
       if (!instruction) return everyInteractive(snapshot);
-      return ask(instruction, snapshot, options, settings, deadline);
+      return findElements(instruction, snapshot, options, settings, deadline, "observe");
     },
   );
   const { page: _page, variables, ...recorded } = options;
@@ -82,12 +82,14 @@ function everyInteractive(snapshot: Snapshot): Action[] {
   });
 }
 
-async function ask(
+/** The model's choice of elements for `instruction`, as Actions; usage filed under `operation`. */
+export async function findElements(
   instruction: string,
   snapshot: Snapshot,
-  options: z.output<typeof ObserveOptionsSchema>,
-  settings: ObserveSettings,
+  options: Pick<z.output<typeof ObserveOptionsSchema>, "model" | "variables">,
+  settings: Pick<ObserveSettings, "models">,
   deadline: Deadline,
+  operation: "observe" | "act",
 ): Promise<Action[]> {
   const names = describeVariables(options.variables);
   // Within the budget the whole outline goes at once; over it, chunks from the viewport on.
@@ -101,7 +103,7 @@ async function ask(
   for (const [i, part] of parts.entries()) {
     deadline.step(parts.length > 1 ? `model (chunk ${i + 1} of ${parts.length})` : "model");
     const answer = await settings.models.generate({
-      operation: "observe",
+      operation,
       system: SYSTEM,
       prompt: `Instruction: ${instruction}\n${names}\nPage outline:\n${part}`,
       schema: Answer,

@@ -1,0 +1,150 @@
+/**
+ * act(instruction | Action, options): an instruction is observed (one model call, filed under
+ * act) and its best element acted on; an Action is acted on directly, with no model call. With
+ * `selfHeal`, an action that fails (the page changed under it) is looked for again in a fresh
+ * outline, by its description, and tried once more.
+ */
+import type { Context } from "../browser/context.js";
+import type { Page } from "../browser/page.js";
+import { ServiceValidationError } from "../errors.js";
+import {
+  type Action,
+  ActionSchema,
+  type ActOptions,
+  ActOptionsSchema,
+  parseInput,
+} from "../options.js";
+import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
+import { findElements, type ObserveSettings } from "./observe.js";
+import { pageFor, snapshotFor } from "./pageSnapshot.js";
+import { performAction } from "./performAction.js";
+
+export interface ActSettings extends ObserveSettings {
+  selfHeal: boolean;
+}
+
+export interface ActResult {
+  success: boolean;
+  message: string;
+  actionDescription: string;
+  actions: Action[];
+}
+
+export async function act(
+  context: Context,
+  input: string | Action,
+  rawOptions: ActOptions | undefined,
+  settings: ActSettings,
+): Promise<ActResult> {
+  const options = parseInput(ActOptionsSchema.optional(), rawOptions, "act.options") ?? {};
+  const given =
+    typeof input === "string"
+      ? parseInput(ActionInstruction, input, "act.instruction")
+      : parseInput(ActionSchema, input, "act.action");
+  const page = pageFor(context, options.page);
+  const result = await withTimeout(
+    "act",
+    options.timeout ?? DEFAULT_TIMEOUT_MS,
+    "the action",
+    async (deadline) => {
+      const action =
+        typeof given === "string" ? await choose(given, page, options, settings, deadline) : given;
+      if (!action) {
+        return failed(`No element matches "${given}"; nothing was done.`, String(given), []);
+      }
+      return attempt(action, page, options, settings, deadline);
+    },
+  );
+  const { page: _page, variables, ...recorded } = options;
+  settings.record(
+    {
+      ...(typeof input === "string" ? { instruction: input } : { action: input }),
+      ...recorded,
+      // Only the variables' names are recorded: their values may be secrets.
+      variables: variables ? Object.keys(variables) : undefined,
+    },
+    result,
+  );
+  return result;
+}
+
+const ActionInstruction = ActionSchema.shape.description.min(1, {
+  error: "expected an instruction, or an Action from observe()",
+});
+
+async function choose(
+  instruction: string,
+  page: Page,
+  options: ActOptions,
+  settings: ActSettings,
+  deadline: Deadline,
+): Promise<Action | undefined> {
+  const snapshot = await snapshotFor(page, {}, settings, deadline);
+  const found = await findElements(
+    `The one element to act on, and how, to: ${instruction}`,
+    snapshot,
+    options,
+    settings,
+    deadline,
+    "act",
+  );
+  return found[0];
+}
+
+async function attempt(
+  action: Action,
+  page: Page,
+  options: ActOptions,
+  settings: ActSettings,
+  deadline: Deadline,
+): Promise<ActResult> {
+  try {
+    deadline.step(`${action.method ?? "click"} ${action.selector}`);
+    await performAction(page, action, options.variables, deadlineShare(deadline));
+    return done(action, [action]);
+  } catch (error) {
+    // A missing variable is the caller's to fix, not a page that changed.
+    if (error instanceof ServiceValidationError) throw error;
+    if (!settings.selfHeal || deadline.signal.aborted) return failure(error, action);
+    // The page changed under the action: find the element again by what it was.
+    deadline.step("self-heal");
+    settings.logger.info("act", "the action failed; looking for its element again", {
+      description: action.description,
+    });
+    const again = await choose(action.description, page, options, settings, deadline);
+    if (!again) return failure(error, action);
+    const healed: Action = { ...again, method: action.method, arguments: action.arguments };
+    try {
+      await performAction(page, healed, options.variables, deadline);
+      return done(healed, [action, healed]);
+    } catch (second) {
+      return failure(second, healed, [action, healed]);
+    }
+  }
+}
+
+/** The first try gets half the time left, so that a self-heal still has time. */
+function deadlineShare(deadline: Deadline): Deadline {
+  const share = Math.max(1, Math.floor(deadline.remaining() / 2));
+  const endsAt = Date.now() + share;
+  return { ...deadline, remaining: () => Math.max(1, endsAt - Date.now()) };
+}
+
+function done(action: Action, actions: Action[]): ActResult {
+  return {
+    success: true,
+    message: `${action.method ?? "click"} on ${action.description}`,
+    actionDescription: action.description,
+    actions,
+  };
+}
+
+function failure(error: unknown, action: Action, actions: Action[] = [action]): ActResult {
+  if (error instanceof ServiceValidationError) throw error;
+  const message = error instanceof Error ? error.message : String(error);
+  return failed(message, action.description, actions);
+}
+
+function failed(message: string, actionDescription: string, actions: Action[]): ActResult {
+  return { success: false, message, actionDescription, actions };
+}

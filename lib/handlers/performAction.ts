@@ -1,0 +1,97 @@
+/**
+ * Performs one Action on the page, with no model call. `%name%` tokens in its arguments are
+ * replaced by the variables' values here, at the last moment: the values never reach a model,
+ * a log or the history.
+ */
+import type { Page } from "../browser/page.js";
+import { ServiceError, ServiceValidationError } from "../errors.js";
+import type { Action, Variables } from "../options.js";
+import type { Deadline } from "../timeout.js";
+
+/** The value of each `%name%` token in `text`; an unknown name is an error, not a guess. */
+export function fillVariables(text: string, variables: Variables | undefined): string {
+  return text.replace(/%(\w+)%/g, (token, name: string) => {
+    if (!variables || !Object.hasOwn(variables, name)) {
+      throw new ServiceValidationError("act.options.variables", [
+        { path: [name], message: `the action uses ${token}, but no variable "${name}" was given` },
+      ]);
+    }
+    const v = variables[name]!;
+    return String(typeof v === "object" ? v.value : v);
+  });
+}
+
+export async function performAction(
+  page: Page,
+  action: Action,
+  variables: Variables | undefined,
+  deadline: Deadline,
+): Promise<void> {
+  const args = (action.arguments ?? []).map((a) => fillVariables(a, variables));
+  const target = page.deepLocator(action.selector);
+  const timeout = deadline.remaining();
+  const first = args[0] ?? "";
+  switch (action.method ?? "click") {
+    case "click":
+      return target.click({ timeout });
+    case "doubleClick":
+      return target.click({ timeout, clickCount: 2 });
+    case "hover":
+      return target.hover({ timeout });
+    case "fill":
+      return target.fill(first, { timeout });
+    case "type":
+      return target.type(first, { timeout });
+    case "press":
+      return target.press(first || "Enter", { timeout });
+    case "scrollTo":
+      return target.scrollTo(percentage(first), { timeout });
+    case "nextChunk":
+      return target.scrollByScreens(1, { timeout });
+    case "prevChunk":
+      return target.scrollByScreens(-1, { timeout });
+    case "selectOptionFromDropdown":
+      return selectOption(page, target, first, timeout);
+    case "dragAndDrop":
+      return dragAndDrop(page, action.selector, first, timeout);
+  }
+}
+
+/** "50%", "50" or "0.5" → 0.5. */
+function percentage(text: string): number {
+  const n = Number.parseFloat(text);
+  if (!Number.isFinite(n))
+    throw new ServiceError(`act: scrollTo needs a percentage, got "${text}".`);
+  const fraction = text.includes("%") || n > 1 ? n / 100 : n;
+  return Math.min(1, Math.max(0, fraction));
+}
+
+/** A native select picks the option by its text; a custom one is opened, then its option clicked. */
+async function selectOption(
+  page: Page,
+  target: ReturnType<Page["deepLocator"]>,
+  option: string,
+  timeout: number,
+): Promise<void> {
+  if ((await target.tagName({ timeout })) === "select") {
+    await target.selectOption(option, { timeout });
+    return;
+  }
+  await target.click({ timeout });
+  await page.playwrightPage
+    .getByRole("option", { name: option, exact: true })
+    .first()
+    .click({ timeout });
+}
+
+async function dragAndDrop(page: Page, from: string, to: string, timeout: number): Promise<void> {
+  if (!to) throw new ServiceError("act: dragAndDrop needs the target's selector as its argument.");
+  const source = await page.deepLocator(from).boundingBox({ timeout });
+  const target = await page.deepLocator(to).boundingBox({ timeout });
+  if (!source || !target) throw new ServiceError("act: dragAndDrop: an element is not visible.");
+  const mouse = page.playwrightPage.mouse;
+  await mouse.move(source.x + source.width / 2, source.y + source.height / 2);
+  await mouse.down();
+  await mouse.move(target.x + target.width / 2, target.y + target.height / 2, { steps: 8 });
+  await mouse.up();
+}

@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { ServiceValidationError } from "../../lib/index.js";
+import type { LogLine } from "../../lib/log.js";
+import { useClients } from "../support/clients.js";
+import { failure } from "../support/failure.js";
+import { promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const server = useStaticServer();
+const model = useModelServer();
+const clients = useClients();
+const KEY = "sk-act-test-key-123456";
+
+function idAfter(prompt: string, after: string, target: string): string | undefined {
+  const lines = prompt.split("\n");
+  const start = lines.findIndex((l) => l.includes(after));
+  if (start < 0) return undefined;
+  for (const line of lines.slice(start)) {
+    const m = line.match(/^\s*\[(\d+)\] /);
+    if (m && line.includes(target)) return m[1];
+  }
+  return undefined;
+}
+
+/** The scripted model: the "Add to cart" button after the product the instruction names. */
+const addToCart = openaiResponses((r) => {
+  const prompt = promptOf(r);
+  // The product is named in the instruction, before the outline.
+  const instruction = prompt.split("Page outline:")[0]!.toLowerCase();
+  const product = ["Green tea", "Black tea", "White tea", "Oolong"].find((p) =>
+    instruction.includes(p.toLowerCase()),
+  );
+  const id = product ? idAfter(prompt, `link "${product}"`, 'button "Add to cart"') : undefined;
+  return {
+    elements: id
+      ? [
+          {
+            elementId: id,
+            description: `Add to cart button for ${product}`,
+            method: "click",
+            arguments: [],
+          },
+        ]
+      : [],
+  };
+});
+
+async function open(file: string, options: Record<string, unknown> = {}) {
+  const client = await clients.open({
+    model: { modelName: "openai/gpt-4.1-mini", apiKey: KEY },
+    ...options,
+  });
+  await client.context.activePage()!.goto(server.url(file));
+  return client;
+}
+const cart = (client: Awaited<ReturnType<typeof open>>) =>
+  client.context.activePage()!.deepLocator("#cart").textContent();
+
+describe("act", () => {
+  it("does what the instruction says, on the element among identical ones the words point to", async () => {
+    model.use(addToCart);
+    const client = await open("outline/shop.html");
+    const result = await client.act("add black tea to the cart");
+    expect(result).toMatchObject({
+      success: true,
+      actionDescription: "Add to cart button for Black tea",
+    });
+    expect(await cart(client)).toBe("Cart: black");
+    expect((await client.metrics).actPromptTokens).toBe(OPENAI_USAGE.input);
+    expect((await client.metrics).observePromptTokens).toBe(0);
+    expect((await client.history).at(-1)).toMatchObject({
+      method: "act",
+      parameters: { instruction: "add black tea to the cart" },
+    });
+  });
+
+  it("performs an Action from observe with no model call", async () => {
+    model.use(addToCart);
+    const client = await open("outline/shop.html");
+    const [action] = await client.observe("The one element to act on, and how, to: add oolong");
+    expect(model.requests()).toHaveLength(1);
+    const result = await client.act(action!);
+    expect(result.success).toBe(true);
+    expect(model.requests()).toHaveLength(1);
+    expect(await cart(client)).toBe("Cart: oolong");
+  });
+
+  it("fills %password% from variables at the last moment: the value reaches no request, log or history", async () => {
+    const secret = "correct-horse-battery-staple";
+    model.use(
+      openaiResponses((r) => ({
+        elements: [
+          {
+            elementId: idAfter(promptOf(r), "", 'textbox "Password"') ?? "0",
+            description: "password field",
+            method: "fill",
+            arguments: ["%password%"],
+          },
+        ],
+      })),
+    );
+    const lines: LogLine[] = [];
+    const client = await open("outline/form.html", {
+      verbose: 2,
+      logger: (l: LogLine) => lines.push(l),
+    });
+    const result = await client.act("enter the password", { variables: { password: secret } });
+    expect(result.success).toBe(true);
+    expect(await client.context.activePage()!.deepLocator("#password").inputValue()).toBe(secret);
+    expect(JSON.stringify(model.requests().map((r) => r.body))).not.toContain(secret);
+    expect(JSON.stringify(await client.history)).not.toContain(secret);
+    expect(JSON.stringify(lines)).not.toContain(secret);
+    expect(result.actions[0]!.arguments).toEqual(["%password%"]);
+    const missing = await failure(client.act(result.actions[0]!));
+    expect(missing).toBeInstanceOf(ServiceValidationError);
+  });
+
+  it("an instruction that matches nothing: no success, nothing changed", async () => {
+    model.use(addToCart);
+    const client = await open("outline/shop.html");
+    const result = await client.act("launch the rocket");
+    expect(result.success).toBe(false);
+    expect(result.message).toContain("No element matches");
+    expect(await cart(client)).toBe("Cart: empty");
+  });
+
+  it("selects a native dropdown's option by its text", async () => {
+    const client = await open("outline/form.html");
+    const result = await client.act({
+      selector: "xpath=//select[@id='country']",
+      description: "country",
+      method: "selectOptionFromDropdown",
+      arguments: ["Italy"],
+    });
+    expect(result.success).toBe(true);
+    expect(await client.context.activePage()!.deepLocator("#country").inputValue()).toBe("Italy");
+  });
+
+  it("heals an Action the page moved from under: found again by its description, done once", async () => {
+    model.use(addToCart);
+    const client = await open("outline/shop.html");
+    const [action] = await client.observe("The one element to act on, and how, to: add white tea");
+    // The list is re-rendered inside a new wrapper: the old selector now matches nothing.
+    await client.context
+      .activePage()!
+      .evaluate(
+        "const ul = document.querySelector('ul'); const div = document.createElement('div'); ul.replaceWith(div); div.append(ul);",
+      );
+    const result = await client.act(action!, { timeout: 6_000 });
+    expect(result.success).toBe(true);
+    expect(result.actions).toHaveLength(2);
+    expect(result.actions[1]!.selector).not.toBe(action!.selector);
+    expect(await cart(client)).toBe("Cart: white");
+  });
+});
