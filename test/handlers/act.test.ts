@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ServiceValidationError } from "../../lib/index.js";
 import type { LogLine } from "../../lib/log.js";
 import { useClients } from "../support/clients.js";
+import { useBrowserProfile } from "../support/env.js";
 import { failure } from "../support/failure.js";
 import { promptOf, useModelServer } from "../support/llm/modelServer.js";
 import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
@@ -153,4 +154,50 @@ describe("act", () => {
     expect(result.actions[1]!.selector).not.toBe(action!.selector);
     expect(await cart(client)).toBe("Cart: white");
   });
+});
+
+describe("act in hard places", () => {
+  it("selects an option of a custom dropdown", async () => {
+    const client = await open("outline/dropdown.html");
+    const result = await client.act({
+      selector: "#size",
+      description: "size picker",
+      method: "selectOptionFromDropdown",
+      arguments: ["Large"],
+    });
+    expect(result.success).toBe(true);
+    expect(await client.context.activePage()!.deepLocator("#size").textContent()).toBe("Large");
+  });
+
+  for (const profile of ["local", "serverless"] as const) {
+    describe(`${profile} profile`, () => {
+      useBrowserProfile(profile);
+      it("clicks a button in a closed shadow root inside a cross-site frame", async () => {
+        model.use(
+          openaiResponses((r) => ({
+            elements: [
+              {
+                elementId: idAfter(promptOf(r), "", 'button "Closed in frame"') ?? "0",
+                description: "the closed component's button",
+                method: "click",
+                arguments: [],
+              },
+            ],
+          })),
+        );
+        const client = await clients.open({
+          model: { modelName: "openai/gpt-4.1-mini", apiKey: KEY },
+        });
+        await client.context
+          .activePage()!
+          .goto(
+            `${server.url("outline/frames-outer.html")}?other=${encodeURIComponent(server.otherSite)}`,
+          );
+        const result = await client.act("click the button in the closed component");
+        expect(result.success).toBe(true);
+        const { pageText } = await client.extract();
+        expect(pageText).toContain('button "Closed clicked"');
+      });
+    });
+  }
 });
