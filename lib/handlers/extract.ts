@@ -27,6 +27,27 @@ const SYSTEM = [
   "When a value asked for is not on the page, answer null for it.",
 ].join("\n");
 
+const PART_NOTE =
+  "The outline comes in parts; this is one of them. Answer from this part only; values it does not show are null.";
+
+/**
+ * Answers from consecutive parts of a page, as one: lists are joined, texts of `extraction`
+ * joined by lines, and any other value is the first part's unless that part had none.
+ */
+export function mergeAnswers(a: unknown, b: unknown, key = ""): unknown {
+  if (a === null || a === undefined || a === "") return b;
+  if (b === null || b === undefined || b === "") return a;
+  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
+  if (typeof a === "string" && typeof b === "string" && key === "extraction") return `${a}\n${b}`;
+  if (typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b)) {
+    const out: Record<string, unknown> = { ...(a as Record<string, unknown>) };
+    for (const [k, v] of Object.entries(b as Record<string, unknown>))
+      out[k] = mergeAnswers(out[k], v, k);
+    return out;
+  }
+  return a;
+}
+
 const Extraction = z.object({
   extraction: z.string().describe("the extracted information, as text"),
 });
@@ -69,20 +90,27 @@ export async function extractData<T>(
     () => "the extraction",
     async (deadline) => {
       const snapshot = await snapshotFor(page, options, settings, deadline);
-      deadline.step("model");
       const images = options.screenshot
         ? [{ data: await page.playwrightPage.screenshot({ type: "png" }), mediaType: "image/png" }]
         : undefined;
-      const answer = await settings.models.generate({
-        operation: "extract",
-        system: SYSTEM,
-        prompt: `Instruction: ${instruction}\n\nPage outline:\n${snapshot.text}`,
-        schema: modelSchemaFor(asObject),
-        model: options.model,
-        images,
-        signal: deadline.signal,
-      });
-      const mapped = fromModelAnswer(answer.value, asObject, snapshot.urls);
+      // Within the budget, one call; over it, the chunks in page order, answers merged.
+      const parts =
+        snapshot.chunks.length <= 1 ? [snapshot.text] : snapshot.chunks.map((c) => c.text);
+      let merged: unknown;
+      for (const [i, part] of parts.entries()) {
+        deadline.step(parts.length > 1 ? `model (chunk ${i + 1} of ${parts.length})` : "model");
+        const answer = await settings.models.generate({
+          operation: "extract",
+          system: parts.length > 1 ? `${SYSTEM}\n${PART_NOTE}` : SYSTEM,
+          prompt: `Instruction: ${instruction}\n\nPage outline${parts.length > 1 ? ` (part ${i + 1} of ${parts.length})` : ""}:\n${part}`,
+          schema: modelSchemaFor(asObject, parts.length > 1),
+          model: options.model,
+          images: i === 0 ? images : undefined,
+          signal: deadline.signal,
+        });
+        merged = i === 0 ? answer.value : mergeAnswers(merged, answer.value);
+      }
+      const mapped = fromModelAnswer(merged, asObject, snapshot.urls);
       const checked = asObject.safeParse(mapped);
       if (!checked.success) {
         // Reported in the caller's terms: without the wrapper a non-object schema got.

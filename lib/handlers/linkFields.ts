@@ -22,31 +22,36 @@ function describe<T extends z.ZodType>(target: T, source: z.ZodType, extra?: str
   return text ? target.describe(text) : target;
 }
 
-/** The schema the model answers. */
-export function modelSchemaFor(schema: z.ZodType): z.ZodType {
+/**
+ * The schema the model answers. With `partial` (the model reads one part of the page), every
+ * field may be null: a part need not show everything, and the parts' answers are merged.
+ */
+export function modelSchemaFor(schema: z.ZodType, partial = false): z.ZodType {
+  const inner = (s: z.ZodType) => modelSchemaFor(s, partial);
   if (isUrl(schema)) return describe(z.string(), schema, LINK_ID);
   if (schema instanceof z.ZodObject) {
     const shape: Record<string, z.ZodType> = {};
     for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-      shape[key] = modelSchemaFor(field);
+      const answered = inner(field);
+      shape[key] = partial && !(answered instanceof z.ZodNullable) ? answered.nullable() : answered;
     }
     return describe(z.object(shape), schema);
   }
   if (schema instanceof z.ZodArray) {
-    return describe(z.array(modelSchemaFor(schema.element as z.ZodType)), schema);
+    return describe(z.array(inner(schema.element as z.ZodType)), schema);
   }
   if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault) {
-    return describe(modelSchemaFor(innerOf(schema)).nullable(), schema);
+    return describe(inner(innerOf(schema)).nullable(), schema);
   }
   if (schema instanceof z.ZodNullable) {
-    return describe(modelSchemaFor(innerOf(schema)).nullable(), schema);
+    return describe(inner(innerOf(schema)).nullable(), schema);
   }
   if (schema instanceof z.ZodUnion) {
-    const options = (schema.options as z.ZodType[]).map(modelSchemaFor);
+    const options = (schema.options as z.ZodType[]).map(inner);
     return describe(z.union(options as [z.ZodType, z.ZodType, ...z.ZodType[]]), schema);
   }
   if (schema instanceof z.ZodRecord) {
-    return describe(z.record(z.string(), modelSchemaFor(schema.valueType as z.ZodType)), schema);
+    return describe(z.record(z.string(), inner(schema.valueType as z.ZodType)), schema);
   }
   return schema;
 }

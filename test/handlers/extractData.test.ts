@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { mergeAnswers } from "../../lib/handlers/extract.js";
 import { LLMResponseError, ZodSchemaValidationError } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
@@ -204,5 +205,45 @@ describe("schemas the model is asked to answer", () => {
     expect(JSON.stringify(model.requests()[0]!.body)).toContain(
       "the first product page — answer with the id",
     );
+  });
+});
+
+describe("outlines over the token budget", () => {
+  it("reads the chunks in page order and merges the answers", async () => {
+    model.use(
+      openaiResponses((r) => ({
+        shop: promptOf(r).includes('heading "Tea shop"') ? "Tea shop" : null,
+        products: productsIn(r),
+      })),
+    );
+    const client = await openShop({ outlineTokenBudget: 100 });
+    const result = await client.extract(
+      "the products",
+      z.object({
+        shop: z.string(),
+        products: z.array(z.object({ name: z.string(), price: z.number(), url: z.url() })),
+      }),
+    );
+    expect(model.requests().length).toBeGreaterThan(1);
+    expect(result.shop).toBe("Tea shop");
+    expect(result.products.map((p) => p.name)).toEqual([
+      "Green tea",
+      "Black tea",
+      "White tea",
+      "Oolong",
+    ]);
+    expect(result.products[3]!.url).toBe("https://teas.example/oolong");
+    expect((await client.metrics).extractPromptTokens).toBe(
+      model.requests().length * OPENAI_USAGE.input,
+    );
+  });
+
+  it("merges: lists joined, extraction texts joined by lines, other values first found", () => {
+    expect(
+      mergeAnswers(
+        { a: [1], b: null, c: "x", extraction: "one", nested: { d: "" } },
+        { a: [2], b: 5, c: "y", extraction: "two", nested: { d: "z" } },
+      ),
+    ).toEqual({ a: [1, 2], b: 5, c: "x", extraction: "one\ntwo", nested: { d: "z" } });
   });
 });
