@@ -16,6 +16,7 @@ import { type ActResult, act } from "./handlers/act.js";
 import { extractData, extractPageText } from "./handlers/extract.js";
 import { readExtractCall } from "./handlers/extractCall.js";
 import { observe } from "./handlers/observe.js";
+import { hideVariables } from "./handlers/performAction.js";
 import { History, type HistoryEntry } from "./history.js";
 import { Logger } from "./log.js";
 import { type Metrics, MetricsRecorder } from "./metrics.js";
@@ -34,6 +35,7 @@ import {
   type ResolvedOptions,
   type V3Options,
   V3OptionsSchema,
+  type Variables,
 } from "./options.js";
 import { secretsOf } from "./secrets.js";
 
@@ -44,6 +46,7 @@ export class Client {
   private readonly historyLog: History;
   private readonly metricsLog = new MetricsRecorder();
   private readonly models: ModelClient;
+  private readonly typedVariables: Variables = {};
   private initializing: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private ctx: Context | undefined;
@@ -162,6 +165,10 @@ export class Client {
    */
   act(input: string | Action, options?: ActOptions): Promise<ActResult> {
     const context = this.ready("act");
+    // Values typed into the page stay out of every later outline (shown as their %name%).
+    if (options && typeof options === "object" && options.variables) {
+      Object.assign(this.typedVariables, options.variables);
+    }
     return act(context, input, options, {
       ...this.snapshotSettings(),
       models: this.models,
@@ -219,6 +226,7 @@ export class Client {
       domSettleTimeout: this.options.domSettleTimeout,
       outlineTokenBudget: this.options.outlineTokenBudget,
       logger: this.logger,
+      mask: (text: string) => hideVariables(text, this.typedVariables),
     };
   }
 

@@ -35,17 +35,21 @@ const Text = z.string({ error: "expected a string" });
 
 const RETRY_DELAYS_MS = [0, 20, 50, 100, 100, 250, 500];
 
-/** The element that scrolls for `el`: the page's scrolling element for the root and body. */
-const SCROLL_TO = inPage((el: Element, fraction: number) => {
+/** Scrolls what scrolls for `el`: itself, its nearest scrollable ancestor, else the page. */
+const SCROLL = inPage((el: Element, { to, by }: { to?: number; by?: number }) => {
   const doc = el.ownerDocument;
-  const target = el === doc.documentElement || el === doc.body ? (doc.scrollingElement ?? el) : el;
-  target.scrollTop = (target.scrollHeight - target.clientHeight) * fraction;
-});
-
-const SCROLL_BY = inPage((el: Element, screens: number) => {
-  const doc = el.ownerDocument;
-  const target = el === doc.documentElement || el === doc.body ? (doc.scrollingElement ?? el) : el;
-  target.scrollTop += target.clientHeight * screens;
+  let target: Element | null = el;
+  while (target && target !== doc.documentElement && target !== doc.body) {
+    const style = getComputedStyle(target);
+    if (/auto|scroll/.test(style.overflowY) && target.scrollHeight > target.clientHeight) break;
+    target = target.parentElement;
+  }
+  const scroller =
+    !target || target === doc.documentElement || target === doc.body
+      ? (doc.scrollingElement ?? doc.documentElement)
+      : target;
+  if (to !== undefined) scroller.scrollTop = (scroller.scrollHeight - scroller.clientHeight) * to;
+  if (by !== undefined) scroller.scrollTop += scroller.clientHeight * by;
 });
 
 export class DeepLocator {
@@ -138,13 +142,13 @@ export class DeepLocator {
   /** Scrolls the element (the page, for the document element or body) to `fraction` (0..1) of its height. */
   scrollTo(fraction: number, options: LocatorActionOptions = {}) {
     const f = parseInput(z.number().min(0).max(1), fraction, `${this}.scrollTo.fraction`);
-    return this.act("scrollTo", options, (el) => el.evaluate(SCROLL_TO, f));
+    return this.act("scrollTo", options, (el) => el.evaluate(SCROLL, { to: f }));
   }
 
   /** Scrolls the element (or the page) by `screens` of its visible height, up when negative. */
   scrollByScreens(screens: number, options: LocatorActionOptions = {}) {
     const n = parseInput(z.number(), screens, `${this}.scrollByScreens.screens`);
-    return this.act("scrollByScreens", options, (el) => el.evaluate(SCROLL_BY, n));
+    return this.act("scrollByScreens", options, (el) => el.evaluate(SCROLL, { by: n }));
   }
 
   boundingBox(options: LocatorActionOptions = {}) {

@@ -4,6 +4,7 @@
  * `selfHeal`, an action that fails (the page changed under it) is looked for again in a fresh
  * outline, by its description, and tried once more.
  */
+import { z } from "zod";
 import type { Context } from "../browser/context.js";
 import type { Page } from "../browser/page.js";
 import { ServiceValidationError } from "../errors.js";
@@ -17,7 +18,7 @@ import {
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
 import { findElements, type ObserveSettings } from "./observe.js";
 import { pageFor, snapshotFor } from "./pageSnapshot.js";
-import { performAction } from "./performAction.js";
+import { hideVariables, performAction } from "./performAction.js";
 
 export interface ActSettings extends ObserveSettings {
   selfHeal: boolean;
@@ -42,18 +43,15 @@ export async function act(
       ? parseInput(ActionInstruction, input, "act.instruction")
       : parseInput(ActionSchema, input, "act.action");
   const page = pageFor(context, options.page);
-  const result = await withTimeout(
-    "act",
-    options.timeout ?? DEFAULT_TIMEOUT_MS,
-    "the action",
-    async (deadline) => {
+  const result = await hidingVariablesIn(options, () =>
+    withTimeout("act", options.timeout ?? DEFAULT_TIMEOUT_MS, "the action", async (deadline) => {
       const action =
         typeof given === "string" ? await choose(given, page, options, settings, deadline) : given;
       if (!action) {
         return failed(`No element matches "${given}"; nothing was done.`, String(given), []);
       }
       return attempt(action, page, options, settings, deadline);
-    },
+    }),
   );
   const { page: _page, variables, ...recorded } = options;
   settings.record(
@@ -68,9 +66,10 @@ export async function act(
   return result;
 }
 
-const ActionInstruction = ActionSchema.shape.description.min(1, {
-  error: "expected an instruction, or an Action from observe()",
-});
+const ActionInstruction = z
+  .string()
+  .trim()
+  .min(1, { error: "expected an instruction, or an Action from observe()" });
 
 async function choose(
   instruction: string,
@@ -105,21 +104,45 @@ async function attempt(
   } catch (error) {
     // A missing variable is the caller's to fix, not a page that changed.
     if (error instanceof ServiceValidationError) throw error;
-    if (!settings.selfHeal || deadline.signal.aborted) return failure(error, action);
+    // Typing or pressing again would repeat keys already sent: those are not healed.
+    const repeatable = action.method !== "type" && action.method !== "press";
+    if (!settings.selfHeal || !repeatable || deadline.signal.aborted) {
+      return failure(error, action, options);
+    }
     // The page changed under the action: find the element again by what it was.
     deadline.step("self-heal");
     settings.logger.info("act", "the action failed; looking for its element again", {
       description: action.description,
     });
-    const again = await choose(action.description, page, options, settings, deadline);
-    if (!again) return failure(error, action);
+    let again: Action | undefined;
+    try {
+      again = await choose(action.description, page, options, settings, deadline);
+    } catch (modelError) {
+      // No model (an Action needs none) or a model failure: the first failure is the answer.
+      if (deadline.signal.aborted) throw modelError;
+      return failure(error, action, options);
+    }
+    if (!again) return failure(error, action, options);
     const healed: Action = { ...again, method: action.method, arguments: action.arguments };
     try {
       await performAction(page, healed, options.variables, deadline);
       return done(healed, [action, healed]);
     } catch (second) {
-      return failure(second, healed, [action, healed]);
+      return failure(second, healed, options, [action, healed]);
     }
+  }
+}
+
+/** Runs `work`; an error it throws leaves without the variables' values in its message. */
+async function hidingVariablesIn<T>(options: ActOptions, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof Error) {
+      error.message = hideVariables(error.message, options.variables);
+      if (error.stack) error.stack = hideVariables(error.stack, options.variables);
+    }
+    throw error;
   }
 }
 
@@ -139,10 +162,16 @@ function done(action: Action, actions: Action[]): ActResult {
   };
 }
 
-function failure(error: unknown, action: Action, actions: Action[] = [action]): ActResult {
+/** A failed action, reported without the variables' values (Playwright's errors echo them). */
+function failure(
+  error: unknown,
+  action: Action,
+  options: ActOptions,
+  actions: Action[] = [action],
+): ActResult {
   if (error instanceof ServiceValidationError) throw error;
   const message = error instanceof Error ? error.message : String(error);
-  return failed(message, action.description, actions);
+  return failed(hideVariables(message, options.variables), action.description, actions);
 }
 
 function failed(message: string, actionDescription: string, actions: Action[]): ActResult {

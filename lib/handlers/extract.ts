@@ -28,24 +28,37 @@ const SYSTEM = [
 ].join("\n");
 
 const PART_NOTE =
-  "The outline comes in parts; this is one of them. Answer from this part only; values it does not show are null.";
+  "The outline comes in parts; this is one of them. Its first lines may repeat the lines that enclose it (context from the part before): do not extract items from those again. Answer from this part only; values it does not show are null.";
 
 /**
  * Answers from consecutive parts of a page, as one: lists are joined, texts of `extraction`
  * joined by lines, and any other value is the first part's unless that part had none.
  */
-export function mergeAnswers(a: unknown, b: unknown, key = ""): unknown {
+export function mergeAnswers(a: unknown, b: unknown, key = "", depth = 0): unknown {
   if (a === null || a === undefined || a === "") return b;
   if (b === null || b === undefined || b === "") return a;
-  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
-  if (typeof a === "string" && typeof b === "string" && key === "extraction") return `${a}\n${b}`;
+  // Items a part saw nothing of (every field null) are not items.
+  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b].filter((x) => !allNull(x));
+  if (typeof a === "string" && typeof b === "string" && key === "extraction" && depth === 1) {
+    return `${a}\n${b}`;
+  }
   if (typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b)) {
     const out: Record<string, unknown> = { ...(a as Record<string, unknown>) };
-    for (const [k, v] of Object.entries(b as Record<string, unknown>))
-      out[k] = mergeAnswers(out[k], v, k);
+    for (const [k, v] of Object.entries(b as Record<string, unknown>)) {
+      out[k] = mergeAnswers(out[k], v, k, depth + 1);
+    }
     return out;
   }
   return a;
+}
+
+function allNull(value: unknown): boolean {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => v === null || v === undefined)
+  );
 }
 
 const Extraction = z.object({
@@ -109,6 +122,10 @@ export async function extractData<T>(
           signal: deadline.signal,
         });
         merged = i === 0 ? answer.value : mergeAnswers(merged, answer.value);
+      }
+      // Nothing in any part answers a plain instruction: an empty extraction, not a failure.
+      if (!schema && (merged as { extraction?: unknown } | undefined)?.extraction == null) {
+        merged = { extraction: "" };
       }
       const mapped = fromModelAnswer(merged, asObject, snapshot.urls);
       const checked = asObject.safeParse(mapped);

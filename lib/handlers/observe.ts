@@ -31,9 +31,15 @@ const SYSTEM = [
   'The page is given as an outline: one line per element, "[id] role "name" states" or plain text, indented by nesting.',
   "Return the elements that match the instruction, most relevant first; none when nothing matches.",
   "For each: its id from its [id] line, a short description, the method to use on it, and the method's arguments.",
-  `Methods: ${ACTION_METHODS.join(", ")}. fill and type take the text; press takes a key such as "Enter"; scrollTo takes a percentage such as "50%"; selectOptionFromDropdown takes the option's text.`,
+  `Methods: ${ACTION_METHODS.join(", ")}. fill and type take the text; press takes a key such as "Enter"; scrollTo takes a percentage such as "50%"; selectOptionFromDropdown takes the option's text; dragAndDrop takes the id of the element to drop on.`,
   "When a value is one of the variables listed, write its %name% token as the argument, never a value of your own.",
 ].join("\n");
+
+const Instruction = z
+  .string({ error: "expected an instruction string" })
+  .trim()
+  .min(1, { error: "expected an instruction, not an empty string" })
+  .optional();
 
 const Answer = z.object({
   elements: z.array(
@@ -52,6 +58,7 @@ export async function observe(
   input: ObserveOptions | undefined,
   settings: ObserveSettings,
 ): Promise<Action[]> {
+  parseInput(Instruction, instruction, "observe.instruction");
   const options = parseInput(ObserveOptionsSchema.optional(), input, "observe.options") ?? {};
   const page = pageFor(context, options.page);
   const actions = await withTimeout(
@@ -111,16 +118,24 @@ export async function findElements(
       signal: deadline.signal,
     });
     const actions = answer.value.elements.flatMap((e): Action[] => {
-      const id = e.elementId.replace(/^\[?(\d+)\]?$/, "$1");
-      const selector = Object.hasOwn(snapshot.selectors, id) ? snapshot.selectors[id] : undefined;
+      const id = e.elementId.trim().match(/\d+/)?.[0] ?? "";
+      const selector = selectorOf(snapshot, id);
       // An id the outline does not have is the model's invention: left out.
-      return selector
-        ? [{ selector, description: e.description, method: e.method, arguments: e.arguments }]
-        : [];
+      if (!selector) return [];
+      // dragAndDrop's argument is the target's id: it becomes the target's selector.
+      const args =
+        e.method === "dragAndDrop"
+          ? e.arguments.map((a) => selectorOf(snapshot, a.trim().match(/\d+/)?.[0] ?? "") ?? a)
+          : e.arguments;
+      return [{ selector, description: e.description, method: e.method, arguments: args }];
     });
     if (actions.length) return actions;
   }
   return [];
+}
+
+function selectorOf(snapshot: Snapshot, id: string): string | undefined {
+  return Object.hasOwn(snapshot.selectors, id) ? snapshot.selectors[id] : undefined;
 }
 
 /** The variables the model may use, by name (and description): never their values. */

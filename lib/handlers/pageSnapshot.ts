@@ -13,15 +13,17 @@ export interface SnapshotSettings {
   domSettleTimeout: number;
   outlineTokenBudget: number;
   logger: Logger;
+  /** Hides values typed from variables: a later outline shows their `%name%` instead. */
+  mask?: (text: string) => string;
 }
 
-export function snapshotFor(
+export async function snapshotFor(
   page: Page,
   options: { selector?: string; ignoreSelectors?: string[] },
   settings: SnapshotSettings,
   deadline: Deadline,
 ): Promise<Snapshot> {
-  return takeSnapshot(
+  const snapshot = await takeSnapshot(
     page.playwrightPage,
     {
       selector: options.selector,
@@ -32,6 +34,13 @@ export function snapshotFor(
     deadline,
     settings.logger,
   );
+  const { mask } = settings;
+  if (!mask) return snapshot;
+  return {
+    ...snapshot,
+    text: mask(snapshot.text),
+    chunks: snapshot.chunks.map((c) => ({ ...c, text: mask(c.text) })),
+  };
 }
 
 /** The page asked for (ours, or the Playwright page under one of ours), else the active one. */

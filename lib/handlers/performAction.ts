@@ -8,6 +8,17 @@ import { ServiceError, ServiceValidationError } from "../errors.js";
 import type { Action, Variables } from "../options.js";
 import type { Deadline } from "../timeout.js";
 
+/** Replaces every variable's value in `text` by its `%name%` token (values of 2+ characters). */
+export function hideVariables(text: string, variables: Variables | undefined): string {
+  let out = text;
+  const values = Object.entries(variables ?? {})
+    .map(([name, v]) => [name, String(typeof v === "object" ? v.value : v)] as const)
+    .filter(([, value]) => value.length >= 2)
+    .sort((a, b) => b[1].length - a[1].length);
+  for (const [name, value] of values) out = out.split(value).join(`%${name}%`);
+  return out;
+}
+
 /** The value of each `%name%` token in `text`; an unknown name is an error, not a guess. */
 export function fillVariables(text: string, variables: Variables | undefined): string {
   return text.replace(/%(\w+)%/g, (token, name: string) => {
@@ -54,6 +65,8 @@ export async function performAction(
       return selectOption(page, target, first, timeout);
     case "dragAndDrop":
       return dragAndDrop(page, action.selector, first, timeout);
+    default:
+      throw new ServiceError(`act: the method "${String(action.method)}" is not one act performs.`);
   }
 }
 

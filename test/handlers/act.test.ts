@@ -201,3 +201,43 @@ describe("act in hard places", () => {
     });
   }
 });
+
+describe("act keeps variable values to itself", () => {
+  it("a failed action's message and history never show the value; an Action needs no model, even to fail", async () => {
+    const client = await clients.open();
+    await client.context.activePage()!.goto(server.url("outline/shop.html"));
+    const secret = "s3cret-value-42";
+    const result = await client.act(
+      { selector: "#cart", description: "the cart line", method: "fill", arguments: ["%code%"] },
+      { variables: { code: secret }, timeout: 3_000 },
+    );
+    expect(result.success).toBe(false);
+    expect(result.message).not.toContain(secret);
+    expect(JSON.stringify(await client.history)).not.toContain(secret);
+  });
+
+  it("a value typed from a variable shows as its %name% in every later outline", async () => {
+    const client = await clients.open();
+    await client.context.activePage()!.goto(server.url("outline/form.html"));
+    const phone = "+33 6 12 34 56 78";
+    const result = await client.act(
+      {
+        selector: "xpath=//input[@type='tel']",
+        description: "phone",
+        method: "fill",
+        arguments: ["%phone%"],
+      },
+      { variables: { phone } },
+    );
+    expect(result.success).toBe(true);
+    const { pageText } = await client.extract();
+    expect(pageText).not.toContain(phone);
+    expect(pageText).toMatch(/textbox "Phone" value="%phone%"/);
+  });
+
+  it("refuses an empty instruction, naming it", async () => {
+    const client = await clients.open();
+    expect((await failure(client.act("   "))).message).toContain("act.instruction");
+    expect((await failure(client.observe(""))).message).toContain("observe.instruction");
+  });
+});
