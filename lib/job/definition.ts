@@ -1,0 +1,58 @@
+/**
+ * What a job is: a page, an action, what to extract, optionally a schema, a model and
+ * variables. The environment overrides a definition: JOB_URL, JOB_ACT, JOB_EXTRACT, JOB_MODEL,
+ * JOB_BUDGET_MS, and JOB_VAR_<NAME> for `%NAME%` (values never sent to the model).
+ */
+import { z } from "zod";
+import { ModelConfigurationSchema } from "../model/config.js";
+import { parseInput, VariablesSchema } from "../options.js";
+
+export const JobDefinitionSchema = z.strictObject({
+  url: z.url({ error: "expected the page's absolute URL" }),
+  act: z.string().trim().min(1).optional(),
+  extract: z.string().trim().min(1).optional(),
+  schema: z
+    .custom<z.ZodType>((v) => v instanceof z.ZodType, { error: "expected a zod schema" })
+    .optional(),
+  model: ModelConfigurationSchema.optional(),
+  variables: VariablesSchema.optional(),
+  budgetMs: z.number().int().min(5_000).max(800_000).optional(),
+});
+export type JobDefinition = z.infer<typeof JobDefinitionSchema>;
+
+/** The per-run override an authorised POST may carry. */
+export const JobRequestSchema = z.strictObject({
+  url: z.url().optional(),
+  act: z.string().trim().min(1).optional(),
+  extract: z.string().trim().min(1).optional(),
+});
+
+/** The definition with the environment's overrides (and a request's, when given) applied. */
+export function resolveJob(
+  base: Partial<JobDefinition>,
+  env: Record<string, string | undefined> = process.env,
+  request?: unknown,
+): JobDefinition {
+  const overrides =
+    request === undefined ? {} : parseInput(JobRequestSchema, request, "request body");
+  const variables = { ...(base.variables ?? {}) };
+  for (const [key, value] of Object.entries(env)) {
+    const m = key.match(/^JOB_VAR_(\w+)$/);
+    if (m && value !== undefined) variables[m[1]!] = value;
+  }
+  const budget = env.JOB_BUDGET_MS ? Number(env.JOB_BUDGET_MS) : base.budgetMs;
+  return parseInput(
+    JobDefinitionSchema,
+    {
+      ...base,
+      ...(env.JOB_URL ? { url: env.JOB_URL } : {}),
+      ...(env.JOB_ACT ? { act: env.JOB_ACT } : {}),
+      ...(env.JOB_EXTRACT ? { extract: env.JOB_EXTRACT } : {}),
+      ...(env.JOB_MODEL ? { model: env.JOB_MODEL } : {}),
+      ...(budget !== undefined ? { budgetMs: budget } : {}),
+      ...(Object.keys(variables).length ? { variables } : {}),
+      ...overrides,
+    },
+    "job definition",
+  );
+}

@@ -1,0 +1,135 @@
+/**
+ * The scheduled job: init → goto → act → extract → close, inside one budget. Every step gets
+ * what is left of the budget minus a reserve, so that close() always runs and the answer leaves
+ * in time; a step that would overrun is cut off and the error names it. A cap on model tokens
+ * stops a runaway run between steps.
+ */
+import {
+  guardNavigations,
+  type NavigationAllowance,
+  NavigationRefusedError,
+  navigationRefusal,
+} from "../browser/navigationPolicy.js";
+import { Client } from "../client.js";
+import { ServiceError, ServiceTimeoutError } from "../errors.js";
+import type { V3Options } from "../options.js";
+import { withTimeout } from "../timeout.js";
+import type { JobDefinition } from "./definition.js";
+
+/** Kept back from every step for close() and the answer. */
+export const RESERVE_MS = 5_000;
+/** Default cap on the prompt and completion tokens of one run. */
+export const DEFAULT_TOKEN_CAP = 200_000;
+
+export interface JobOptions {
+  /** The whole run's budget, ms (default 60 s). */
+  budgetMs?: number;
+  tokenCap?: number;
+  allow?: NavigationAllowance;
+  /** Client options for this run (model keys, launch options, logger). */
+  client?: Partial<V3Options>;
+  /** Told as each step starts: a progress line. */
+  onStep?: (step: string) => void;
+}
+
+export interface JobResult {
+  /** The extracted text (JSON text for a schema result); "" when nothing was extracted. */
+  data: string;
+  /** Milliseconds per step. */
+  timings: Record<string, number>;
+  tokens: number;
+  /** The page's URL when the run ended. */
+  url?: string;
+}
+
+/** The run used more model tokens than its cap allows. */
+export class TokenCapError extends ServiceError {
+  override name = "TokenCapError";
+  constructor(
+    readonly used: number,
+    readonly cap: number,
+  ) {
+    super(
+      `The job used ${used} model tokens, over its cap of ${cap}: stopped before the next step.`,
+    );
+  }
+}
+
+export async function runJob(job: JobDefinition, options: JobOptions = {}): Promise<JobResult> {
+  const budget = options.budgetMs ?? 60_000;
+  const cap = options.tokenCap ?? DEFAULT_TOKEN_CAP;
+  const refused = await navigationRefusal(job.url, options.allow);
+  if (refused) throw new NavigationRefusedError(job.url, refused);
+  const client = new Client({
+    env: "LOCAL",
+    verbose: 0,
+    ...options.client,
+    ...(job.model ? { model: job.model } : {}),
+  } as V3Options);
+  const timings: Record<string, number> = {};
+  let tokens = 0;
+  let url: string | undefined;
+  let expired = false;
+  const started = Date.now();
+  const timed = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    options.onStep?.(name);
+    const t0 = Date.now();
+    try {
+      return await work();
+    } finally {
+      timings[name] = Date.now() - t0;
+    }
+  };
+  const checkTokens = async () => {
+    const m = await client.metrics;
+    tokens = m.totalPromptTokens + m.totalCompletionTokens;
+    if (tokens > cap) throw new TokenCapError(tokens, cap);
+  };
+  try {
+    const data = await withTimeout(
+      "job",
+      Math.max(1, budget - RESERVE_MS),
+      () => "the job's steps",
+      async (deadline) => {
+        const left = () => deadline.remaining();
+        deadline.step("init");
+        await timed("init", () => client.init());
+        const page = client.context.activePage()!;
+        const browser = page.playwrightPage.context().browser();
+        if (browser)
+          await guardNavigations(browser, (next) => navigationRefusal(next, options.allow));
+        deadline.step("goto");
+        await timed("goto", () => page.goto(job.url, { waitUntil: "load", timeout: left() }));
+        if (job.act) {
+          deadline.step("act");
+          const result = await timed("act", () =>
+            client.act(job.act!, { variables: job.variables, timeout: left() }),
+          );
+          if (!result.success) throw new ServiceError(`act did not succeed: ${result.message}`);
+          await checkTokens();
+        }
+        let data = "";
+        if (job.extract) {
+          deadline.step("extract");
+          data = await timed("extract", async () => {
+            if (job.schema) {
+              const value = await client.extract(job.extract!, job.schema, { timeout: left() });
+              return JSON.stringify(value);
+            }
+            return (await client.extract(job.extract!, { timeout: left() })).extraction;
+          });
+          await checkTokens();
+        }
+        url = page.url();
+        return data;
+      },
+    );
+    return { data, timings, tokens, url };
+  } catch (error) {
+    expired = error instanceof ServiceTimeoutError || Date.now() - started >= budget - RESERVE_MS;
+    throw error;
+  } finally {
+    // Out of time: no graceful close; the reserve is for a forced one and the answer.
+    await timed("close", () => client.close({ force: expired }));
+  }
+}

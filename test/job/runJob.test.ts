@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  NavigationRefusedError,
+  ServiceTimeoutError,
+  ServiceValidationError,
+} from "../../lib/index.js";
+import { resolveJob } from "../../lib/job/definition.js";
+import { RESERVE_MS, runJob, TokenCapError } from "../../lib/job/runJob.js";
+import { failure } from "../support/failure.js";
+import { promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const server = useStaticServer();
+const model = useModelServer();
+const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-job-test-key-123456" };
+
+/** Act: the Add to cart after Black tea. Extract: the cart line, read from the outline. */
+const shopModel = openaiResponses((r) => {
+  const prompt = promptOf(r);
+  if (prompt.includes("The one element to act on")) {
+    const lines = prompt.split("\n");
+    const start = lines.findIndex((l) => l.includes('link "Black tea"'));
+    const line = lines.slice(start).find((l) => l.includes('button "Add to cart"')) ?? "";
+    return {
+      elements: [
+        {
+          elementId: line.match(/\[(\d+)\]/)?.[1] ?? "0",
+          description: "add black tea",
+          method: "click",
+          arguments: [],
+        },
+      ],
+    };
+  }
+  const cart =
+    prompt
+      .split("\n")
+      .find((l) => l.trim().startsWith("Cart:"))
+      ?.trim() ?? "";
+  // The answer's shape follows the output schema the request asks for.
+  return JSON.stringify(r.body).includes('"item"')
+    ? { item: cart.replace("Cart: ", "") }
+    : { extraction: cart };
+});
+
+const job = (extra: Record<string, unknown> = {}) =>
+  resolveJob(
+    {
+      url: server.url("outline/shop.html"),
+      act: "add black tea to the cart",
+      extract: "what is in the cart",
+      model: MODEL,
+      ...extra,
+    },
+    {},
+  );
+
+describe("runJob", () => {
+  it("init → goto → act → extract → close: the extracted text, timings and tokens", async () => {
+    model.use(shopModel);
+    const steps: string[] = [];
+    const result = await runJob(job(), { onStep: (s) => steps.push(s) });
+    expect(result.data).toBe("Cart: black");
+    expect(steps).toEqual(["init", "goto", "act", "extract", "close"]);
+    expect(Object.keys(result.timings)).toEqual(["init", "goto", "act", "extract", "close"]);
+    expect(result.tokens).toBe(2 * (OPENAI_USAGE.input + OPENAI_USAGE.output));
+  });
+
+  it("a schema's result is JSON text; no extract instruction is an empty string", async () => {
+    model.use(shopModel);
+    const withSchema = await runJob(job({ schema: z.object({ item: z.string() }) }));
+    expect(JSON.parse(withSchema.data)).toEqual({ item: "black" });
+    const nothing = await runJob(job({ extract: undefined }));
+    expect(nothing.data).toBe("");
+  });
+
+  it("refuses a URL the navigation policy refuses, before starting a browser", async () => {
+    const error = await failure(
+      runJob(resolveJob({ url: "http://169.254.169.254/latest/meta-data/" }, {})),
+    );
+    expect(error).toBeInstanceOf(NavigationRefusedError);
+  });
+
+  it("stops a run over its token cap", async () => {
+    model.use(shopModel);
+    const error = await failure(runJob(job(), { tokenCap: OPENAI_USAGE.input }));
+    expect(error).toBeInstanceOf(TokenCapError);
+    expect(error.message).toContain(`cap of ${OPENAI_USAGE.input}`);
+  });
+
+  it("a page that never loads: the run ends within its budget, the step named, the browser gone", async () => {
+    const budgetMs = RESERVE_MS + 3_000;
+    const started = Date.now();
+    const error = await failure(
+      runJob(resolveJob({ url: `${server.origin}/__hang`, model: MODEL }, {}), { budgetMs }),
+    );
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error.message).toContain("goto");
+    expect(Date.now() - started).toBeLessThan(budgetMs + 2_000);
+  });
+});
+
+describe("job definitions", () => {
+  it("takes the environment's overrides, variables from JOB_VAR_*, and a request's url/act/extract", () => {
+    const resolved = resolveJob(
+      { url: "https://shop.test/", extract: "the price" },
+      {
+        JOB_URL: "https://other.test/",
+        JOB_ACT: "open the menu",
+        JOB_MODEL: "anthropic/claude-sonnet-4-5",
+        JOB_VAR_PIN: "4321",
+        JOB_BUDGET_MS: "30000",
+      },
+      { extract: "the title" },
+    );
+    expect(resolved).toMatchObject({
+      url: "https://other.test/",
+      act: "open the menu",
+      extract: "the title",
+      model: "anthropic/claude-sonnet-4-5",
+      variables: { PIN: "4321" },
+      budgetMs: 30_000,
+    });
+  });
+
+  it("refuses a bad definition or request, naming the field", () => {
+    expect(() => resolveJob({ url: "not a url" }, {})).toThrow(ServiceValidationError);
+    expect(() =>
+      resolveJob({ url: "https://shop.test/" }, {}, { url: "https://x.test/", steps: 3 }),
+    ).toThrow(/steps/);
+  });
+});
