@@ -1,17 +1,24 @@
 /**
  * The scheduled function: `GET /api/run` from the platform's cron, `POST /api/run` from anyone
- * else, both with `Authorization: Bearer <CRON_SECRET>`. Until the full job lands (act + extract
- * inside the 60-second budget) it runs the demo job: open JOB_URL, answer with the page title.
+ * else (an optional JSON body `{url?, act?, extract?}` overrides the job for one run), both with
+ * `Authorization: Bearer <CRON_SECRET>`. It runs the job of job.config.ts (as the environment
+ * overrides it) inside the function's 60 seconds and answers `{ok: true, data}` or
+ * `{ok: false, error}`, with the steps' timings in a Server-Timing header and a one-line JSON
+ * log summary.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { describePage } from "../lib/job/describePage.js";
+import { job } from "../job.config.js";
+import { ServiceValidationError } from "../lib/errors.js";
+import { resolveJob } from "../lib/job/definition.js";
+import { type JobResult, runJob } from "../lib/job/runJob.js";
 import { Redactor } from "../lib/log.js";
-import { urlSecrets } from "../lib/secrets.js";
+import { V3OptionsSchema } from "../lib/options.js";
+import { secretsOf, urlSecrets } from "../lib/secrets.js";
 
 type Answer = { ok: true; data: string } | { ok: false; error: string };
 
-/** The platform stops the function at 60 s; this leaves room for a forced close and the answer. */
-const BUDGET_MS = 50_000;
+/** vercel.json's maxDuration: no run's budget goes above it. */
+export const MAX_DURATION_MS = 60_000;
 
 export function GET(request: Request): Promise<Response> {
   return run(request);
@@ -23,24 +30,44 @@ export function POST(request: Request): Promise<Response> {
 
 async function run(request: Request): Promise<Response> {
   const secret = process.env.CRON_SECRET;
-  if (!secret)
-    return answer(500, { ok: false, error: "CRON_SECRET is not set on this deployment" });
-  if (!bearerMatches(request.headers.get("authorization"), secret)) {
+  if (!secret && process.env.VERCEL) {
+    return answer(500, {
+      ok: false,
+      error: "CRON_SECRET is not set on this deployment: it refuses to run",
+    });
+  }
+  if (secret && !bearerMatches(request.headers.get("authorization"), secret)) {
     return answer(401, {
       ok: false,
       error: "missing or wrong Authorization: Bearer <CRON_SECRET>",
     });
   }
-  const url = process.env.JOB_URL;
-  if (!url) return answer(500, { ok: false, error: "JOB_URL is not set on this deployment" });
+  const redactor = new Redactor([secret, ...secretsOf(V3OptionsSchema.parse({ env: "LOCAL" }))]);
+  let result: JobResult | undefined;
   try {
-    const page = await describePage(url, { budgetMs: BUDGET_MS });
-    return answer(200, { ok: true, data: page.title });
+    const body = request.method === "POST" ? await readBody(request) : undefined;
+    const definition = resolveJob(job, process.env, body);
+    for (const s of urlSecrets(definition.url)) redactor.add(s);
+    const budgetMs = Math.min(definition.budgetMs ?? MAX_DURATION_MS, MAX_DURATION_MS);
+    result = await runJob(definition, { budgetMs });
+    summary(true, result);
+    return answer(200, { ok: true, data: result.data }, result.timings);
   } catch (error) {
-    // The URL itself may carry a credential, and most errors quote the URL.
-    const redactor = new Redactor([secret, ...urlSecrets(url)]);
-    const message = error instanceof Error ? error.message : String(error);
-    return answer(500, { ok: false, error: redactor.text(message) });
+    const message = redactor.text(error instanceof Error ? error.message : String(error));
+    summary(false, result, message);
+    const status =
+      error instanceof ServiceValidationError && error.where === "request body" ? 400 : 500;
+    return answer(status, { ok: false, error: message });
+  }
+}
+
+async function readBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ServiceValidationError("request body", [{ path: [], message: "expected JSON" }]);
   }
 }
 
@@ -51,6 +78,19 @@ function bearerMatches(header: string | null, secret: string): boolean {
   return timingSafeEqual(digest(given), digest(secret)) && given.length > 0;
 }
 
-function answer(status: number, body: Answer): Response {
-  return Response.json(body, { status, headers: { "cache-control": "no-store" } });
+function answer(status: number, body: Answer, timings?: Record<string, number>): Response {
+  const headers: Record<string, string> = { "cache-control": "no-store" };
+  if (timings) {
+    headers["server-timing"] = Object.entries(timings)
+      .map(([step, ms]) => `${step};dur=${ms}`)
+      .join(", ");
+  }
+  return Response.json(body, { status, headers });
+}
+
+/** One JSON line per run: what a platform's log view shows. */
+function summary(ok: boolean, result: JobResult | undefined, error?: string): void {
+  console.log(
+    JSON.stringify({ job: "run", ok, timings: result?.timings, tokens: result?.tokens, error }),
+  );
 }

@@ -61,7 +61,8 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
   const refused = await navigationRefusal(job.url, options.allow);
   if (refused) throw new NavigationRefusedError(job.url, refused);
   const client = new Client({
-    env: "LOCAL",
+    // The template's intended shape is REMOTE (a hosted browser) when its key is set.
+    env: process.env.WAYFARER_API_KEY ? "REMOTE" : "LOCAL",
     verbose: 0,
     ...options.client,
     ...(job.model ? { model: job.model } : {}),

@@ -1,14 +1,19 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as run from "../../api/run.js";
+import { RESERVE_MS } from "../../lib/job/runJob.js";
 import { restoreEnvAfterwards } from "../support/env.js";
 import { serveFunction } from "../support/functionServer.js";
+import { failing, promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { openaiResponses } from "../support/llm/openai.js";
 import { freePort } from "../support/ports.js";
 import { type StaticServer, startStaticServer } from "../support/staticServer.js";
 
 const SECRET = "cron-secret-for-tests-0123456789";
+const MODEL_KEY = "sk-api-test-model-key-98765";
 let site: StaticServer;
 let fn: { url: string; close(): Promise<void> };
 let restoreEnv: () => void = () => {};
+const model = useModelServer();
 
 beforeAll(async () => {
   site = await startStaticServer();
@@ -20,18 +25,78 @@ afterAll(async () => {
 });
 beforeEach(() => {
   restoreEnv = restoreEnvAfterwards();
+  delete process.env.VERCEL;
+  process.env.CRON_SECRET = SECRET;
+  process.env.OPENAI_API_KEY = MODEL_KEY;
+  process.env.JOB_URL = site.url("outline/shop.html");
+  process.env.JOB_ACT = "add black tea to the cart";
+  process.env.JOB_EXTRACT = "what is in the cart";
+  process.env.JOB_MODEL = "openai/gpt-4.1-mini";
 });
-afterEach(() => {
-  restoreEnv();
+afterEach(() => restoreEnv());
+
+/** Act: the Add to cart after Black tea. Extract: the cart line, read from the outline. */
+const shopModel = openaiResponses((r) => {
+  const prompt = promptOf(r);
+  if (prompt.includes("The one element to act on")) {
+    const lines = prompt.split("\n");
+    const start = lines.findIndex((l) => l.includes('link "Black tea"'));
+    const line = lines.slice(start).find((l) => l.includes('button "Add to cart"')) ?? "";
+    return {
+      elements: [
+        {
+          elementId: line.match(/\[(\d+)\]/)?.[1] ?? "0",
+          description: "add",
+          method: "click",
+          arguments: [],
+        },
+      ],
+    };
+  }
+  const asked = prompt.match(/Instruction: (.*)/)?.[1] ?? "";
+  if (asked.includes("title")) return { extraction: "Tea shop" };
+  return {
+    extraction:
+      prompt
+        .split("\n")
+        .find((l) => l.trim().startsWith("Cart:"))
+        ?.trim() ?? "",
+  };
 });
 
-const call = (method: "GET" | "POST", authorization?: string) =>
-  fetch(fn.url, { method, headers: authorization ? { authorization } : {} });
+const call = (method: "GET" | "POST", authorization?: string, body?: unknown) =>
+  fetch(fn.url, {
+    method,
+    headers: {
+      ...(authorization ? { authorization } : {}),
+      ...(body ? { "content-type": "application/json" } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
-describe("/api/run (demo job)", () => {
+describe("/api/run", () => {
+  it("runs the job for the cron's GET and for POST: {ok: true, data}, with Server-Timing", async () => {
+    model.use(shopModel);
+    for (const method of ["GET", "POST"] as const) {
+      const response = await call(method, `Bearer ${SECRET}`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ ok: true, data: "Cart: black" });
+      expect(response.headers.get("server-timing")).toMatch(
+        /^init;dur=\d+, goto;dur=\d+, act;dur=\d+, extract;dur=\d+, close;dur=\d+$/,
+      );
+    }
+  });
+
+  it("takes a POST body's url/act/extract for one run, and refuses a bad one with 400", async () => {
+    model.use(shopModel);
+    const response = await call("POST", `Bearer ${SECRET}`, { extract: "the shop's title" });
+    expect(await response.json()).toEqual({ ok: true, data: "Tea shop" });
+    const bad = await call("POST", `Bearer ${SECRET}`, { extract: "x", steps: 4 });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toContain("steps");
+  });
+
   it("refuses callers without the bearer secret", async () => {
-    process.env.CRON_SECRET = SECRET;
-    process.env.JOB_URL = site.url("basic.html");
     for (const auth of [undefined, "Bearer wrong", SECRET, `Bearer ${SECRET}x`, "Bearer "]) {
       const response = await call("POST", auth);
       expect(response.status).toBe(401);
@@ -42,44 +107,57 @@ describe("/api/run (demo job)", () => {
     }
   });
 
-  it("refuses to run at all when CRON_SECRET is not set", async () => {
+  it("deployed without CRON_SECRET it refuses to run; locally it runs without one", async () => {
+    model.use(shopModel);
     delete process.env.CRON_SECRET;
-    const response = await call("GET", "Bearer anything");
+    process.env.VERCEL = "1";
+    const deployed = await call("GET", "Bearer anything");
+    expect(deployed.status).toBe(500);
+    expect((await deployed.json()).error).toContain("CRON_SECRET is not set");
+    delete process.env.VERCEL;
+    const local = await call("GET");
+    expect(local.status).toBe(200);
+  });
+
+  it("a model error is {ok: false, error} with 500, and no key in it", async () => {
+    model.use(
+      failing("https://api.openai.com/v1/responses", 401, {
+        error: { message: `Incorrect API key provided: ${MODEL_KEY}` },
+      }),
+    );
+    const response = await call("POST", `Bearer ${SECRET}`);
     expect(response.status).toBe(500);
-    expect((await response.json()).error).toContain("CRON_SECRET is not set");
+    const body = await response.json();
+    expect(body.error).toContain("Incorrect API key provided");
+    expect(JSON.stringify(body)).not.toContain(MODEL_KEY);
   });
 
-  it("answers {ok: true, data} for the cron's GET and for POST", async () => {
-    process.env.CRON_SECRET = SECRET;
-    process.env.JOB_URL = site.url("basic.html");
-    for (const method of ["GET", "POST"] as const) {
-      const response = await call(method, `Bearer ${SECRET}`);
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ ok: true, data: "Basic fixture" });
-    }
-  });
-
-  it("answers {ok: false, error} with status 500 when the page cannot be opened, never echoing the secret", async () => {
-    process.env.CRON_SECRET = SECRET;
-    // The URL (and so Chromium's error message) carries the secret: the answer must not.
+  it("answers 500 when the page cannot be opened, never echoing a secret in its URL", async () => {
     process.env.JOB_URL = `http://127.0.0.1:${await freePort()}/unreachable?token=${SECRET}&key=job-key-24680`;
     const response = await call("POST", `Bearer ${SECRET}`);
     expect(response.status).toBe(500);
     const body = await response.json();
-    expect(body.ok).toBe(false);
     expect(body.error).toMatch(/ERR_CONNECTION_REFUSED/);
-    expect(body.error).toContain("token=[REDACTED]");
     expect(JSON.stringify(body)).not.toContain(SECRET);
     expect(JSON.stringify(body)).not.toContain("job-key-24680");
   });
 
   it("refuses a JOB_URL outside the navigation policy", async () => {
-    process.env.CRON_SECRET = SECRET;
     for (const url of ["file:///etc/passwd", "http://169.254.169.254/latest/meta-data/"]) {
       process.env.JOB_URL = url;
       const response = await call("POST", `Bearer ${SECRET}`);
       expect(response.status).toBe(500);
       expect((await response.json()).error).toContain(`Refused to navigate to ${url}`);
     }
+  });
+
+  it("a page that never loads: the answer arrives within the budget", async () => {
+    process.env.JOB_URL = `${site.origin}/__hang`;
+    process.env.JOB_BUDGET_MS = String(RESERVE_MS + 3_000);
+    const started = Date.now();
+    const response = await call("POST", `Bearer ${SECRET}`);
+    expect(response.status).toBe(500);
+    expect((await response.json()).error).toContain("goto");
+    expect(Date.now() - started).toBeLessThan(RESERVE_MS + 3_000 + 2_000);
   });
 });
