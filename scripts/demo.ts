@@ -1,35 +1,75 @@
 /**
- * The quick-start demo: opens a page in a real Chromium and prints its title and URL.
- *   npm start                 a built-in page, served on 127.0.0.1 (works offline)
- *   npm start -- <url>        any page you choose
+ * `npm run demo`: the whole job — init → goto → act → extract → close — offline, with no key:
+ * a bundled demo page served on 127.0.0.1 and the test kit's scripted model (msw, in-process)
+ * standing in for a real one. A demonstration of the pipeline, labelled as such; `npm start`
+ * runs the real job with a real model.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { describePage } from "../lib/job/describePage.js";
+import { setupServer } from "msw/node";
+import { resolveJob } from "../lib/job/definition.js";
+import { runJob } from "../lib/job/runJob.js";
+import { idOfLine, promptOf } from "../test/support/llm/modelServer.js";
+import { openaiResponses } from "../test/support/llm/openai.js";
 
-const DEMO_PAGE = `<!doctype html><html><head><title>Wayfarer demo</title></head>
-<body><h1>Hello from Wayfarer</h1></body></html>`;
+const PAGE = `<!doctype html><html><head><title>Demo tea shop</title></head><body>
+<h1>Demo tea shop</h1>
+<ul>
+  <li><a href="/green">Green tea</a> $4.50 <button onclick="cart.textContent='Cart: green tea'">Add to cart</button></li>
+  <li><a href="/black">Black tea</a> $3.20 <button onclick="cart.textContent='Cart: black tea'">Add to cart</button></li>
+</ul>
+<p id="cart">Cart: empty</p>
+</body></html>`;
+
+/** The scripted model: it reads the outline it is sent, as a real model would. */
+const scriptedModel = openaiResponses((request) => {
+  const prompt = promptOf(request);
+  if (prompt.includes("The one element to act on")) {
+    const lines = prompt.split("\n");
+    const after = lines.slice(lines.findIndex((l) => l.includes('link "Black tea"')));
+    const id = idOfLine(after.join("\n"), 'button "Add to cart"');
+    return {
+      elements: [
+        { elementId: id, description: "Add to cart, Black tea", method: "click", arguments: [] },
+      ],
+    };
+  }
+  return {
+    extraction:
+      prompt
+        .split("\n")
+        .find((l) => l.trim().startsWith("Cart:"))
+        ?.trim() ?? "",
+  };
+});
 
 async function main(): Promise<void> {
-  const given = process.argv[2];
-  const server = given ? undefined : await serveDemoPage();
-  try {
-    console.log(JSON.stringify(await describePage(given ?? server!.url)));
-  } finally {
-    await server?.close();
-  }
-}
-
-async function serveDemoPage(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((_req, res) =>
-    res.writeHead(200, { "content-type": "text/html" }).end(DEMO_PAGE),
+  const site = createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "text/html" }).end(PAGE),
   );
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+  const model = setupServer(scriptedModel);
+  model.listen({ onUnhandledRequest: "bypass" });
+  try {
+    console.log("DEMONSTRATION: a bundled page and a scripted model stand in for the real ones.");
+    const job = resolveJob(
+      {
+        url,
+        act: "add black tea to the cart",
+        extract: "what is in the cart",
+        model: { modelName: "openai/demo-scripted-model", apiKey: "demo-no-real-key" },
+      },
+      {},
+    );
+    const result = await runJob(job, { onStep: (step) => console.log(`… ${step}`) });
+    console.log(
+      JSON.stringify({ ok: true, data: result.data, timings: result.timings, demo: true }),
+    );
+  } finally {
+    model.close();
+    await new Promise((resolve) => site.close(resolve));
+  }
 }
 
 main().catch((error: unknown) => {
