@@ -102,6 +102,19 @@ describe("runJob", () => {
   });
 });
 
+describe("runJob's budget", () => {
+  it("holds even when it runs out during the launch", async () => {
+    const budgetMs = RESERVE_MS + 20;
+    const started = Date.now();
+    const error = await failure(
+      runJob(resolveJob({ url: `${server.origin}/__hang`, model: MODEL }, {}), { budgetMs }),
+    );
+    expect(error).toBeInstanceOf(ServiceTimeoutError);
+    expect(error.message).toContain("steps: init");
+    expect(Date.now() - started).toBeLessThan(budgetMs + 2_000);
+  });
+});
+
 describe("job definitions", () => {
   it("takes the environment's overrides, variables from JOB_VAR_*, and a request's url/act/extract", () => {
     const resolved = resolveJob(
