@@ -11,6 +11,7 @@ import { job } from "../job.config.js";
 import { ServiceValidationError } from "../lib/errors.js";
 import { resolveJob } from "../lib/job/definition.js";
 import { type JobResult, runJob } from "../lib/job/runJob.js";
+import { type ResultPayload, sendResult } from "../lib/job/webhook.js";
 import { Redactor } from "../lib/log.js";
 import { V3OptionsSchema } from "../lib/options.js";
 import { secretsOf, urlSecrets } from "../lib/secrets.js";
@@ -44,22 +45,46 @@ async function run(request: Request): Promise<Response> {
   }
   const redactor = new Redactor([secret, ...secretsOf(V3OptionsSchema.parse({ env: "LOCAL" }))]);
   let result: JobResult | undefined;
+  let last: { url?: string; screenshot?: Buffer } = {};
+  const started = Date.now();
   try {
     const body = request.method === "POST" ? await readBody(request) : undefined;
     const definition = resolveJob(job, process.env, body);
     for (const s of urlSecrets(definition.url)) redactor.add(s);
     const budgetMs = Math.min(definition.budgetMs ?? MAX_DURATION_MS, MAX_DURATION_MS);
-    result = await runJob(definition, { budgetMs });
+    result = await runJob(definition, { budgetMs, onFailure: (seen) => (last = seen) });
     summary(true, result);
+    await report({ ok: true, data: result.data, timings: result.timings }, started);
     return answer(200, { ok: true, data: result.data }, result.timings);
   } catch (error) {
     const message = redactor.text(error instanceof Error ? error.message : String(error));
     summary(false, result, message);
+    await report(
+      {
+        ok: false,
+        error: message,
+        url: last.url ? redactor.text(last.url) : undefined,
+        screenshot: last.screenshot?.toString("base64"),
+      },
+      started,
+    );
     const status =
       error instanceof ServiceValidationError && error.where === "request body" ? 400 : 500;
     return answer(status, { ok: false, error: message });
   }
 }
+
+/** RESULT_WEBHOOK_URL, when set: the answer goes there too, within what is left of 60 s. */
+async function report(payload: ResultPayload, started: number): Promise<void> {
+  const url = process.env.RESULT_WEBHOOK_URL;
+  if (!url) return;
+  const left = MAX_DURATION_MS - WEBHOOK_MARGIN_MS - (Date.now() - started);
+  const delivered = await sendResult(url, process.env.RESULT_WEBHOOK_SECRET, payload, left);
+  if (!delivered) console.log(JSON.stringify({ job: "webhook", delivered: false }));
+}
+
+/** What the answer itself still needs once the webhook is done. */
+const WEBHOOK_MARGIN_MS = 1_000;
 
 async function readBody(request: Request): Promise<unknown> {
   const text = await request.text();

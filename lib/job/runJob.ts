@@ -30,6 +30,8 @@ export interface JobOptions {
   client?: Partial<V3Options>;
   /** Told as each step starts: a progress line. */
   onStep?: (step: string) => void;
+  /** Told, before the browser closes, where a failed run's page was and what it showed. */
+  onFailure?: (last: { url?: string; screenshot?: Buffer }) => void;
 }
 
 export interface JobResult {
@@ -40,6 +42,20 @@ export interface JobResult {
   tokens: number;
   /** The page's URL when the run ended. */
   url?: string;
+}
+
+/** The failed run's page: its URL and a screenshot, each bounded to a second (or nothing). */
+async function lastSight(client: Client): Promise<{ url?: string; screenshot?: Buffer }> {
+  try {
+    const page = client.context.activePage();
+    if (!page) return {};
+    const screenshot = await page.playwrightPage
+      .screenshot({ type: "png", timeout: 1_000 })
+      .catch(() => undefined);
+    return { url: page.url(), screenshot };
+  } catch {
+    return {};
+  }
 }
 
 /** The run used more model tokens than its cap allows. */
@@ -128,6 +144,7 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
     return { data, timings, tokens, url };
   } catch (error) {
     expired = error instanceof ServiceTimeoutError || Date.now() - started >= budget - RESERVE_MS;
+    if (options.onFailure) options.onFailure(await lastSight(client));
     throw error;
   } finally {
     // Out of time: no graceful close; the reserve is for a forced one and the answer.

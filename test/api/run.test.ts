@@ -1,3 +1,6 @@
+import { createHmac } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as run from "../../api/run.js";
 import { RESERVE_MS } from "../../lib/job/runJob.js";
@@ -159,5 +162,67 @@ describe("/api/run", () => {
     expect(response.status).toBe(500);
     expect((await response.json()).error).toContain("goto");
     expect(Date.now() - started).toBeLessThan(RESERVE_MS + 3_000 + 2_000);
+  });
+});
+
+describe("RESULT_WEBHOOK_URL", () => {
+  const WEBHOOK_SECRET = "webhook-signing-secret-5555";
+  async function receiver(statuses: number[]) {
+    const received: { body: string; signature: string | undefined }[] = [];
+    const server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      received.push({
+        body: Buffer.concat(chunks).toString(),
+        signature: req.headers["x-wayfarer-signature"] as string | undefined,
+      });
+      res.writeHead(statuses.shift() ?? 200).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/results`;
+    return { url, received, close: () => new Promise((r) => server.close(r)) };
+  }
+  const verified = (r: { body: string; signature: string | undefined }) =>
+    r.signature === `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(r.body).digest("hex")}`;
+
+  it("gets each run's answer, signed, and is retried after a failure", async () => {
+    model.use(shopModel);
+    const hook = await receiver([500]);
+    process.env.RESULT_WEBHOOK_URL = hook.url;
+    process.env.RESULT_WEBHOOK_SECRET = WEBHOOK_SECRET;
+    try {
+      const response = await call("POST", `Bearer ${SECRET}`);
+      expect(await response.json()).toEqual({ ok: true, data: "Cart: black" });
+      expect(hook.received).toHaveLength(2);
+      for (const r of hook.received) expect(verified(r)).toBe(true);
+      const payload = JSON.parse(hook.received[1]!.body);
+      expect(payload).toMatchObject({
+        ok: true,
+        data: "Cart: black",
+        timings: { init: expect.any(Number) },
+      });
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("on failure: the error, the last URL and a screenshot", async () => {
+    const hook = await receiver([]);
+    process.env.RESULT_WEBHOOK_URL = hook.url;
+    process.env.RESULT_WEBHOOK_SECRET = WEBHOOK_SECRET;
+    process.env.JOB_ACT = "launch the rocket";
+    model.use(openaiResponses(() => ({ elements: [] })));
+    try {
+      const response = await call("POST", `Bearer ${SECRET}`);
+      expect(response.status).toBe(500);
+      const payload = JSON.parse(hook.received[0]!.body);
+      expect(verified(hook.received[0]!)).toBe(true);
+      expect(payload.ok).toBe(false);
+      expect(payload.error).toContain("act did not succeed");
+      expect(payload.url).toBe(site.url("outline/shop.html"));
+      expect(Buffer.from(payload.screenshot, "base64").subarray(1, 4).toString()).toBe("PNG");
+    } finally {
+      await hook.close();
+    }
   });
 });
