@@ -13,7 +13,7 @@ import type { Logger } from "../log.js";
 import { sleep } from "../timeout.js";
 
 /** The network counts as idle after this long without a counted request starting or ending. */
-export const NETWORK_QUIET_MS = 250;
+export const NETWORK_QUIET_MS = 150;
 /** The DOM counts as quiet after this long without an element added or removed. */
 export const DOM_QUIET_MS = 100;
 /** How long a changing DOM may hold the capture once the network is idle. */
