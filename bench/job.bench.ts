@@ -17,37 +17,13 @@ import { chromiumPack } from "../lib/browser/chromiumPack.js";
 import { resolveExecutable } from "../lib/browser/executable.js";
 import { resolveJob } from "../lib/job/definition.js";
 import { runJob } from "../lib/job/runJob.js";
-import { idOfLine, promptOf } from "../test/support/llm/modelServer.js";
-import { openaiResponses } from "../test/support/llm/openai.js";
+import { shopModel } from "../test/support/llm/shopModel.js";
 import { startBenchServer } from "./snapshot/server.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const QUIET = ["--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-const instantModel = openaiResponses((request) => {
-  const prompt = promptOf(request);
-  if (prompt.includes("The one element to act on")) {
-    const lines = prompt.split("\n");
-    const after = lines.slice(lines.findIndex((l) => l.includes('link "Black tea"'))).join("\n");
-    return {
-      elements: [
-        {
-          elementId: idOfLine(after, 'button "Add to cart"'),
-          description: "add",
-          method: "click",
-          arguments: [],
-        },
-      ],
-    };
-  }
-  return {
-    extraction:
-      prompt
-        .split("\n")
-        .find((l) => l.trim().startsWith("Cart:"))
-        ?.trim() ?? "",
-  };
-});
+const instantModel = shopModel();
 
 async function wayfarerOnce(url: string): Promise<string> {
   const model = setupServer(instantModel);

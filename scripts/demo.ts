@@ -9,8 +9,7 @@ import type { AddressInfo } from "node:net";
 import { setupServer } from "msw/node";
 import { resolveJob } from "../lib/job/definition.js";
 import { runJob } from "../lib/job/runJob.js";
-import { idOfLine, promptOf } from "../test/support/llm/modelServer.js";
-import { openaiResponses } from "../test/support/llm/openai.js";
+import { shopModel } from "../test/support/llm/shopModel.js";
 
 const PAGE = `<!doctype html><html><head><title>Demo tea shop</title></head><body>
 <h1>Demo tea shop</h1>
@@ -22,26 +21,7 @@ const PAGE = `<!doctype html><html><head><title>Demo tea shop</title></head><bod
 </body></html>`;
 
 /** The scripted model: it reads the outline it is sent, as a real model would. */
-const scriptedModel = openaiResponses((request) => {
-  const prompt = promptOf(request);
-  if (prompt.includes("The one element to act on")) {
-    const lines = prompt.split("\n");
-    const after = lines.slice(lines.findIndex((l) => l.includes('link "Black tea"')));
-    const id = idOfLine(after.join("\n"), 'button "Add to cart"');
-    return {
-      elements: [
-        { elementId: id, description: "Add to cart, Black tea", method: "click", arguments: [] },
-      ],
-    };
-  }
-  return {
-    extraction:
-      prompt
-        .split("\n")
-        .find((l) => l.trim().startsWith("Cart:"))
-        ?.trim() ?? "",
-  };
-});
+const scriptedModel = shopModel();
 
 async function main(): Promise<void> {
   const site = createServer((_req, res) =>

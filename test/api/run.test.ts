@@ -6,8 +6,9 @@ import * as run from "../../api/run.js";
 import { RESERVE_MS } from "../../lib/job/runJob.js";
 import { restoreEnvAfterwards } from "../support/env.js";
 import { serveFunction } from "../support/functionServer.js";
-import { failing, promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { failing, useModelServer } from "../support/llm/modelServer.js";
 import { openaiResponses } from "../support/llm/openai.js";
+import { shopModel as scriptedShop } from "../support/llm/shopModel.js";
 import { freePort } from "../support/ports.js";
 import { type StaticServer, startStaticServer } from "../support/staticServer.js";
 
@@ -38,34 +39,7 @@ beforeEach(() => {
 });
 afterEach(() => restoreEnv());
 
-/** Act: the Add to cart after Black tea. Extract: the cart line, read from the outline. */
-const shopModel = openaiResponses((r) => {
-  const prompt = promptOf(r);
-  if (prompt.includes("The one element to act on")) {
-    const lines = prompt.split("\n");
-    const start = lines.findIndex((l) => l.includes('link "Black tea"'));
-    const line = lines.slice(start).find((l) => l.includes('button "Add to cart"')) ?? "";
-    return {
-      elements: [
-        {
-          elementId: line.match(/\[(\d+)\]/)?.[1] ?? "0",
-          description: "add",
-          method: "click",
-          arguments: [],
-        },
-      ],
-    };
-  }
-  const asked = prompt.match(/Instruction: (.*)/)?.[1] ?? "";
-  if (asked.includes("title")) return { extraction: "Tea shop" };
-  return {
-    extraction:
-      prompt
-        .split("\n")
-        .find((l) => l.trim().startsWith("Cart:"))
-        ?.trim() ?? "",
-  };
-});
+const shopModel = scriptedShop();
 
 const call = (method: "GET" | "POST", authorization?: string, body?: unknown) =>
   fetch(fn.url, {

@@ -8,42 +8,16 @@ import {
 import { resolveJob } from "../../lib/job/definition.js";
 import { RESERVE_MS, runJob, TokenCapError } from "../../lib/job/runJob.js";
 import { failure } from "../support/failure.js";
-import { promptOf, useModelServer } from "../support/llm/modelServer.js";
-import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
+import { useModelServer } from "../support/llm/modelServer.js";
+import { OPENAI_USAGE } from "../support/llm/openai.js";
+import { shopModel as scriptedShop } from "../support/llm/shopModel.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
 const model = useModelServer();
 const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-job-test-key-123456" };
 
-/** Act: the Add to cart after Black tea. Extract: the cart line, read from the outline. */
-const shopModel = openaiResponses((r) => {
-  const prompt = promptOf(r);
-  if (prompt.includes("The one element to act on")) {
-    const lines = prompt.split("\n");
-    const start = lines.findIndex((l) => l.includes('link "Black tea"'));
-    const line = lines.slice(start).find((l) => l.includes('button "Add to cart"')) ?? "";
-    return {
-      elements: [
-        {
-          elementId: line.match(/\[(\d+)\]/)?.[1] ?? "0",
-          description: "add black tea",
-          method: "click",
-          arguments: [],
-        },
-      ],
-    };
-  }
-  const cart =
-    prompt
-      .split("\n")
-      .find((l) => l.trim().startsWith("Cart:"))
-      ?.trim() ?? "";
-  // The answer's shape follows the output schema the request asks for.
-  return JSON.stringify(r.body).includes('"item"')
-    ? { item: cart.replace("Cart: ", "") }
-    : { extraction: cart };
-});
+const shopModel = scriptedShop();
 
 const job = (extra: Record<string, unknown> = {}) =>
   resolveJob(

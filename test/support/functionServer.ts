@@ -10,6 +10,7 @@ type Handler = (request: Request) => Promise<Response>;
 export async function serveFunction(
   module: Partial<Record<"GET" | "POST", Handler>>,
   path: string,
+  port = 0,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer(async (req, res) => {
     const handler = module[req.method as "GET" | "POST"];
@@ -28,10 +29,10 @@ export async function serveFunction(
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}${path}`,
+    url: `http://127.0.0.1:${bound}${path}`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
