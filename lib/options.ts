@@ -206,25 +206,18 @@ export const ActionSchema = z.strictObject({
 });
 export type Action = z.infer<typeof ActionSchema>;
 
-export const ActOptionsSchema = z.strictObject({
-  model: ModelConfigurationSchema.optional(),
-  variables: z.lazy(() => VariablesSchema).optional(),
-  timeout: z.lazy(() => TimeoutSchema).optional(),
-  page: PageOptionSchema.optional(),
-  serverCache: z.boolean().optional(),
-});
-export type ActOptions = z.input<typeof ActOptionsSchema>;
-
-export const ObserveOptionsSchema = z.strictObject({
-  model: ModelConfigurationSchema.optional(),
+/** observe's options are extract's, with variables instead of a screenshot. */
+export const ObserveOptionsSchema = ExtractOptionsSchema.omit({ screenshot: true }).extend({
   variables: VariablesSchema.optional(),
-  timeout: z.lazy(() => TimeoutSchema).optional(),
-  selector: SelectorSchema.optional(),
-  ignoreSelectors: z.array(SelectorSchema).optional(),
-  page: PageOptionSchema.optional(),
-  serverCache: z.boolean().optional(),
 });
 export type ObserveOptions = z.input<typeof ObserveOptionsSchema>;
+
+/** act's options are observe's without a scope. */
+export const ActOptionsSchema = ObserveOptionsSchema.omit({
+  selector: true,
+  ignoreSelectors: true,
+});
+export type ActOptions = z.input<typeof ActOptionsSchema>;
 
 /** Positive, bounded wait in ms: every public wait takes one; 0 or Infinity is refused. */
 export const TimeoutSchema = z

@@ -82,11 +82,14 @@ export async function observe(
 
 /** No instruction: every element with an id, in outline order. */
 function everyInteractive(snapshot: Snapshot): Action[] {
-  return Object.entries(snapshot.selectors).map(([id, selector]) => {
-    const line = snapshot.text.split("\n").find((l) => l.trimStart().startsWith(`[${id}] `));
-    const description = (line ?? "").trim().replace(/^\[\d+\] /, "");
-    return { selector, description, method: "click", arguments: [] };
-  });
+  // One pass over the outline: each id line is its element's description.
+  const actions: Action[] = [];
+  for (const line of snapshot.text.split("\n")) {
+    const m = line.match(/^\s*\[(\d+)\] (.*)$/);
+    const selector = m ? selectorOf(snapshot, m[1]!) : undefined;
+    if (selector) actions.push({ selector, description: m![2]!, method: "click", arguments: [] });
+  }
+  return actions;
 }
 
 /** The model's choice of elements for `instruction`, as Actions; usage filed under `operation`. */
