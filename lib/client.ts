@@ -3,6 +3,8 @@
  * was picked for the environment at construction, and nothing here tests for it again.
  */
 import type { z } from "zod";
+import { Agent } from "./agent/agent.js";
+import { resolveAgentConfig } from "./agent/agentConfig.js";
 import type { Context } from "./browser/context.js";
 import type { Engine } from "./engine/engine.js";
 import { createEngine } from "./engine/select.js";
@@ -25,6 +27,7 @@ import { ModelClient } from "./model/modelClient.js";
 import {
   type Action,
   type ActOptions,
+  type AgentConfig,
   ENVIRONMENTS,
   type ExtractOptions,
   KNOWN_LAUNCH_OPTIONS,
@@ -174,6 +177,22 @@ export class Client {
       models: this.models,
       selfHeal: this.options.selfHeal,
       record: (parameters, result) => this.historyLog.record("act", parameters, result),
+    });
+  }
+
+  /**
+   * `agent(config?)`: an agent for multi-step tasks; `execute(instruction | options)` runs one.
+   * With `stream: true`, execute() answers `{ fullStream, result }` at once.
+   */
+  agent(config: AgentConfig & { stream: true }): Agent<true>;
+  agent(config?: AgentConfig): Agent<false>;
+  agent(config?: AgentConfig): Agent<boolean> {
+    return new Agent(resolveAgentConfig(config, this.logger), {
+      context: () => this.ready("agent"),
+      models: this.models,
+      handlers: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },
+      logger: this.logger,
+      rememberVariables: (v) => Object.assign(this.typedVariables, v),
     });
   }
 

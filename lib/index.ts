@@ -1,3 +1,5 @@
+export type { Agent, AgentExecuteInput, AgentStream } from "./agent/agent.js";
+export type { AgentEvent } from "./agent/events.js";
 export type { Context } from "./browser/context.js";
 export type { DeepLocator, LocatorActionOptions } from "./browser/deepLocator.js";
 export { NavigationRefusedError } from "./browser/navigationPolicy.js";
@@ -13,6 +15,11 @@ export { MetricsSchema } from "./metrics.js";
 export type {
   Action,
   ActOptions,
+  AgentAction,
+  AgentConfig,
+  AgentExecuteOptions,
+  AgentResult,
+  AgentUsage,
   DialogHandler,
   DialogPolicy,
   ExtractOptions,
@@ -22,4 +29,10 @@ export type {
   V3Options,
   Variables,
 } from "./options.js";
-export { LocalBrowserLaunchOptionsSchema, V3OptionsSchema } from "./options.js";
+export {
+  AgentConfigSchema,
+  AgentExecuteOptionsSchema,
+  AgentResultSchema,
+  LocalBrowserLaunchOptionsSchema,
+  V3OptionsSchema,
+} from "./options.js";

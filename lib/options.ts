@@ -225,3 +225,87 @@ export const TimeoutSchema = z
   .int()
   .positive({ error: "expected a timeout above 0 ms (every wait is bounded)" })
   .max(10 * 60_000, { error: "expected a timeout of at most 600000 ms" });
+
+/** The agent's ways of acting: through the outline (dom), plus coordinates (hybrid), or the provider's computer-use protocol (cua). */
+export const AGENT_MODES = ["dom", "hybrid", "cua"] as const;
+export const LEGACY_AGENT_PROVIDERS = [
+  "openai",
+  "anthropic",
+  "google",
+  "microsoft",
+  "bedrock",
+] as const;
+
+export const AgentConfigSchema = z.strictObject({
+  /** Deprecated: write the provider as the model's prefix ("openai/gpt-4.1"). */
+  provider: z.enum(LEGACY_AGENT_PROVIDERS).optional(),
+  model: ModelConfigurationSchema.optional(),
+  systemPrompt: z.string().optional(),
+  /** Deprecated: use mode "cua". `mode` wins when both are given. */
+  cua: z.boolean().optional(),
+  mode: z.enum(AGENT_MODES).optional(),
+  /** The model the act/extract calls of the agent's tools use; the agent's model when absent. */
+  executionModel: ModelConfigurationSchema.optional(),
+  /** Library only: execute() returns `{ fullStream, result }` instead of the result. */
+  stream: z.boolean().optional(),
+});
+export type AgentConfig = z.input<typeof AgentConfigSchema>;
+
+export const DEFAULT_MAX_STEPS = 20;
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+
+export const AgentExecuteOptionsSchema = z.strictObject({
+  instruction: z
+    .string({ error: "expected the task as an instruction string" })
+    .trim()
+    .min(1, { error: "expected an instruction, not an empty string" }),
+  maxSteps: z
+    .number({ error: "expected a number of steps" })
+    .int()
+    .positive({ error: "expected at least 1 step" })
+    .max(500, { error: "expected at most 500 steps" })
+    .default(DEFAULT_MAX_STEPS),
+  highlightCursor: z.boolean().optional(),
+  useSearch: z.boolean().optional(),
+  toolTimeout: z.lazy(() => TimeoutSchema).default(DEFAULT_TOOL_TIMEOUT_MS),
+  variables: VariablesSchema.optional(),
+  /** Library only: stops the run between steps (the model call in flight is cancelled). */
+  signal: z
+    .custom<AbortSignal>((v) => v instanceof AbortSignal, { error: "expected an AbortSignal" })
+    .optional(),
+  /** Library only: the page to start on; the active page when absent. */
+  page: PageOptionSchema.optional(),
+});
+export type AgentExecuteOptions = z.input<typeof AgentExecuteOptionsSchema>;
+
+/** One step of an agent run, as its result lists it. */
+export const AgentActionSchema = z.looseObject({
+  type: z.string(),
+  reasoning: z.string().optional(),
+  taskCompleted: z.boolean().optional(),
+  action: z.string().optional(),
+  timeMs: z.number().optional(),
+  pageText: z.string().optional(),
+  pageUrl: z.string().optional(),
+  instruction: z.string().optional(),
+});
+export type AgentAction = z.infer<typeof AgentActionSchema>;
+
+export const AgentUsageSchema = z.strictObject({
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  inference_time_ms: z.number(),
+  reasoning_tokens: z.number().optional(),
+  cached_input_tokens: z.number().optional(),
+});
+export type AgentUsage = z.infer<typeof AgentUsageSchema>;
+
+export const AgentResultSchema = z.strictObject({
+  success: z.boolean(),
+  message: z.string(),
+  actions: z.array(AgentActionSchema),
+  completed: z.boolean(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  usage: AgentUsageSchema.optional(),
+});
+export type AgentResult = z.infer<typeof AgentResultSchema>;

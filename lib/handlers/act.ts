@@ -22,6 +22,8 @@ import { hideVariables, performAction } from "./performAction.js";
 
 export interface ActSettings extends ObserveSettings {
   selfHeal: boolean;
+  /** Told of each element just before it is acted on (the agent's cursor points there). */
+  onTarget?: (page: Page, action: Action) => Promise<void>;
 }
 
 export interface ActResult {
@@ -99,6 +101,7 @@ async function attempt(
 ): Promise<ActResult> {
   try {
     deadline.step(`${action.method ?? "click"} ${action.selector}`);
+    await settings.onTarget?.(page, action);
     await performAction(page, action, options.variables, deadlineShare(deadline));
     return done(action, [action]);
   } catch (error) {
@@ -125,6 +128,7 @@ async function attempt(
     if (!again) return failure(error, action, options);
     const healed: Action = { ...again, method: action.method, arguments: action.arguments };
     try {
+      await settings.onTarget?.(page, healed);
       await performAction(page, healed, options.variables, deadline);
       return done(healed, [action, healed]);
     } catch (second) {

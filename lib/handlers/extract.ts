@@ -7,14 +7,14 @@
 import { z } from "zod";
 import type { Context } from "../browser/context.js";
 import { ZodSchemaValidationError } from "../errors.js";
-import type { ModelClient } from "../model/modelClient.js";
+import type { Models } from "../model/modelClient.js";
 import { type ExtractOptions, ExtractOptionsSchema, parseInput } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { fromModelAnswer, modelSchemaFor } from "./linkFields.js";
 import { pageFor, type SnapshotSettings, snapshotFor } from "./pageSnapshot.js";
 
 export interface ExtractSettings extends SnapshotSettings {
-  models: ModelClient;
+  models: Models;
   /** Records the call in the client's history (parameters are redacted there). */
   record: (parameters: unknown, result: unknown) => void;
 }

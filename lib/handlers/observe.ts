@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import type { Context } from "../browser/context.js";
-import type { ModelClient } from "../model/modelClient.js";
+import type { Models } from "../model/modelClient.js";
 import {
   ACTION_METHODS,
   type Action,
@@ -22,7 +22,7 @@ import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
 import { pageFor, type SnapshotSettings, snapshotFor } from "./pageSnapshot.js";
 
 export interface ObserveSettings extends SnapshotSettings {
-  models: ModelClient;
+  models: Models;
   record: (parameters: unknown, result: unknown) => void;
 }
 

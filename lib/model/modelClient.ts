@@ -4,7 +4,15 @@
  * rate limits and server errors retried with backoff inside the call's deadline, usage counted,
  * secrets kept out of errors, logs and inference files.
  */
-import { APICallError, generateText, type LanguageModel, NoObjectGeneratedError, Output } from "ai";
+import {
+  APICallError,
+  generateText,
+  type LanguageModel,
+  type ModelMessage,
+  NoObjectGeneratedError,
+  Output,
+  tool,
+} from "ai";
 import type { z } from "zod";
 import {
   LLMResponseError,
@@ -33,6 +41,51 @@ export interface ModelCall<T> {
   model?: ModelConfiguration;
   /** Ends the call (and its retries): the caller's deadline. */
   signal: AbortSignal;
+  /** Told of this call's usage too (an agent run adds up its own). */
+  onUsage?: (usage: Usage) => void;
+}
+
+export type { ModelMessage };
+
+/** A tool the model may call: what it is for and its input, as a zod schema. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType;
+}
+
+/** One step of a conversation in which the model must call one of the tools offered. */
+export interface ConverseCall {
+  operation: Operation;
+  system: string;
+  messages: ModelMessage[];
+  tools: ToolSpec[];
+  model?: ModelConfiguration;
+  signal: AbortSignal;
+  onUsage?: (usage: Usage) => void;
+}
+
+export interface ToolCallRequest {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  /** Why the call cannot run (unknown tool, input not matching its schema). */
+  invalid?: string;
+}
+
+export interface ConverseAnswer {
+  text: string;
+  toolCalls: ToolCallRequest[];
+  /** The assistant's turn, to append to the conversation. */
+  messages: ModelMessage[];
+  usage: Usage;
+  model: string;
+}
+
+/** What handlers and the agent call: a ModelClient, or a view of one (see scoped()). */
+export interface Models {
+  generate<T>(call: ModelCall<T>): Promise<ModelAnswer<T>>;
+  converse(call: ConverseCall): Promise<ConverseAnswer>;
 }
 
 export interface ModelAnswer<T> {
@@ -55,10 +108,95 @@ export interface ModelClientSettings {
 /** Waits before the retries of a rate-limited or failed call; the last one's error is raised. */
 export const RETRY_DELAYS_MS = [250, 1_000, 3_000];
 
-export class ModelClient {
+export class ModelClient implements Models {
   private readonly resolved = new Map<string, ResolvedModel>();
 
   constructor(private readonly settings: ModelClientSettings) {}
+
+  /**
+   * The same client, with every call filed under `operation` (an agent's tools count under
+   * agent) and its usage also told to `onUsage`.
+   */
+  scoped(scope: { operation: Operation; onUsage?: (usage: Usage) => void }): Models {
+    const onUsage = (own?: (usage: Usage) => void) => (usage: Usage) => {
+      own?.(usage);
+      scope.onUsage?.(usage);
+    };
+    return {
+      generate: (call) =>
+        this.generate({ ...call, operation: scope.operation, onUsage: onUsage(call.onUsage) }),
+      converse: (call) =>
+        this.converse({ ...call, operation: scope.operation, onUsage: onUsage(call.onUsage) }),
+    };
+  }
+
+  /** One step of a tool-calling conversation: the model's text and the tools it calls. */
+  async converse(call: ConverseCall): Promise<ConverseAnswer> {
+    const { model, label } = this.choose(call.model);
+    const system = [call.system, this.settings.systemPrompt].filter(Boolean).join("\n\n");
+    const tools = Object.fromEntries(
+      call.tools.map((t) => [
+        t.name,
+        tool({ description: t.description, inputSchema: t.inputSchema }),
+      ]),
+    );
+    const started = Date.now();
+    const record = {
+      operation: call.operation,
+      model: label,
+      request: {
+        system,
+        messages: withoutImages(call.messages),
+        tools: call.tools.map((t) => t.name),
+      },
+    };
+    try {
+      const result = await this.withRetries(call, label, () =>
+        generateText({
+          model,
+          system,
+          messages: call.messages,
+          tools,
+          toolChoice: "required",
+          maxRetries: 0,
+          abortSignal: call.signal,
+        }),
+      );
+      const usage = usageOf(result.usage, started);
+      const toolCalls = result.toolCalls.map(
+        (c): ToolCallRequest => ({
+          toolCallId: c.toolCallId,
+          toolName: c.toolName,
+          input: c.input,
+          invalid:
+            "invalid" in c && c.invalid
+              ? this.settings.logger.redactor.text(
+                  c.error instanceof Error ? c.error.message : String(c.error),
+                )
+              : undefined,
+        }),
+      );
+      this.filed(call, usage);
+      await this.logInference({ ...record, response: { text: result.text, toolCalls }, usage });
+      this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
+      return {
+        text: result.text,
+        toolCalls,
+        messages: result.response.messages,
+        usage,
+        model: label,
+      };
+    } catch (error) {
+      const failure = this.explain({ ...call, schema: undefined }, error);
+      await this.logInference({ ...record, error: failure.message });
+      throw failure;
+    }
+  }
+
+  private filed(call: { operation: Operation; onUsage?: (usage: Usage) => void }, usage: Usage) {
+    this.settings.onUsage?.(call.operation, usage);
+    call.onUsage?.(usage);
+  }
 
   async generate<T>(call: ModelCall<T>): Promise<ModelAnswer<T>> {
     const { model, label } = this.choose(call.model);
@@ -88,30 +226,16 @@ export class ModelClient {
           abortSignal: call.signal,
         }),
       );
-      const usage: Usage = {
-        promptTokens: result.usage.inputTokens ?? 0,
-        completionTokens: result.usage.outputTokens ?? 0,
-        reasoningTokens: result.usage.outputTokenDetails?.reasoningTokens ?? 0,
-        cachedInputTokens: result.usage.inputTokenDetails?.cacheReadTokens ?? 0,
-        inferenceTimeMs: Date.now() - started,
-      };
+      const usage = usageOf(result.usage, started);
       const value = result.output as T;
-      this.settings.onUsage?.(call.operation, usage);
+      this.filed(call, usage);
       await this.logInference({ ...record, response: value, usage });
       this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
       return { value, usage, model: label };
     } catch (error) {
       // An answer of the wrong shape was still paid for: its tokens count.
       const spent = NoObjectGeneratedError.isInstance(error) ? error.usage : undefined;
-      if (spent) {
-        this.settings.onUsage?.(call.operation, {
-          promptTokens: spent.inputTokens ?? 0,
-          completionTokens: spent.outputTokens ?? 0,
-          reasoningTokens: spent.outputTokenDetails?.reasoningTokens ?? 0,
-          cachedInputTokens: spent.inputTokenDetails?.cacheReadTokens ?? 0,
-          inferenceTimeMs: Date.now() - started,
-        });
-      }
+      if (spent) this.filed(call, usageOf(spent, started));
       const failure = this.explain(call, error);
       await this.logInference({ ...record, error: failure.message });
       throw failure;
@@ -152,7 +276,7 @@ export class ModelClient {
   }
 
   private async withRetries<R>(
-    call: ModelCall<unknown>,
+    call: { operation: Operation; signal: AbortSignal },
     label: string,
     run: () => Promise<R>,
   ): Promise<R> {
@@ -174,7 +298,10 @@ export class ModelClient {
   }
 
   /** The reference's error for a failed call, without anything secret in it. */
-  private explain(call: ModelCall<unknown>, error: unknown): Error {
+  private explain(
+    call: { operation: Operation; schema: z.ZodType | undefined },
+    error: unknown,
+  ): Error {
     const { operation } = call;
     const redactor = this.settings.logger.redactor;
     if (error instanceof ServiceError) return redactor.error(error);
@@ -182,7 +309,8 @@ export class ModelClient {
       // JSON of the wrong shape is a schema mismatch, with its issues; anything else is not an
       // answer at all.
       const received = parseJson(error.text);
-      const checked = received === undefined ? undefined : call.schema.safeParse(received);
+      const checked =
+        received === undefined || !call.schema ? undefined : call.schema.safeParse(received);
       if (checked && !checked.success) {
         return new ZodSchemaValidationError(
           redactor.value(received),
@@ -229,6 +357,34 @@ function askedWait(headers: Record<string, string> | undefined, now: number): nu
   if (Number.isFinite(Number(after))) return Math.max(0, Number(after) * 1000);
   const date = Date.parse(after);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+interface SdkUsage {
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  outputTokenDetails?: { reasoningTokens?: number | undefined };
+  inputTokenDetails?: { cacheReadTokens?: number | undefined };
+}
+
+function usageOf(usage: SdkUsage, started: number): Usage {
+  return {
+    promptTokens: usage.inputTokens ?? 0,
+    completionTokens: usage.outputTokens ?? 0,
+    reasoningTokens: usage.outputTokenDetails?.reasoningTokens ?? 0,
+    cachedInputTokens: usage.inputTokenDetails?.cacheReadTokens ?? 0,
+    inferenceTimeMs: Date.now() - started,
+  };
+}
+
+/** The conversation as the inference log keeps it: screenshots counted, not stored. */
+function withoutImages(messages: ModelMessage[]): unknown {
+  return JSON.parse(
+    JSON.stringify(messages, (key, value) =>
+      (key === "data" || key === "image") && typeof value === "string" && value.length > 200
+        ? `<${value.length} characters of image data>`
+        : value,
+    ),
+  );
 }
 
 function parseJson(text: string | undefined): unknown {

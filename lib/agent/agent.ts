@@ -1,0 +1,139 @@
+/**
+ * client.agent(config) → Agent; agent.execute(instruction | options) runs the task to the end
+ * and answers the result, or with `stream: true` answers `{ fullStream, result }` at once.
+ */
+import type { Context } from "../browser/context.js";
+import type { ActSettings } from "../handlers/act.js";
+import { pageFor } from "../handlers/pageSnapshot.js";
+import type { Logger } from "../log.js";
+import type { ModelClient } from "../model/modelClient.js";
+import {
+  type AgentExecuteOptions,
+  AgentExecuteOptionsSchema,
+  type AgentResult,
+  parseInput,
+  type Variables,
+} from "../options.js";
+import type { ResolvedAgentConfig } from "./agentConfig.js";
+import { pointAt } from "./cursor.js";
+import { type AgentEvent, EventChannel } from "./events.js";
+import { runLoop } from "./loop.js";
+import { agentSystemPrompt, taskMessage } from "./systemPrompt.js";
+import type { AgentRun } from "./tools/defineTool.js";
+import { toolsFor } from "./tools/index.js";
+import { searchBackendFromEnv } from "./webSearch.js";
+
+export interface AgentDeps {
+  /** The client's pages; throws when the client is not ready. */
+  context(): Context;
+  models: ModelClient;
+  /** Snapshot settings and selfHeal, as the client's own act/extract use them. */
+  handlers: Omit<ActSettings, "models" | "record" | "onTarget">;
+  logger: Logger;
+  /** Values a run types are hidden in every later outline of the client. */
+  rememberVariables(variables: Variables): void;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface AgentStream {
+  /** The run's events as they happen, ending with `finish` (or `error`). */
+  fullStream: AsyncIterable<AgentEvent>;
+  result: Promise<AgentResult>;
+}
+
+export type AgentExecuteInput = string | AgentExecuteOptions;
+
+export class Agent<Streaming extends boolean = false> {
+  constructor(
+    private readonly config: ResolvedAgentConfig,
+    private readonly deps: AgentDeps,
+  ) {}
+
+  execute(input: AgentExecuteInput): Streaming extends true ? AgentStream : Promise<AgentResult> {
+    if (!this.config.stream) return this.run(input, () => {}) as never;
+    const channel = new EventChannel<AgentEvent>();
+    const result = this.run(input, (e) => channel.push(e)).then(
+      (r) => {
+        channel.push({ type: "finish", result: r });
+        channel.end();
+        return r;
+      },
+      (error: unknown) => {
+        channel.push({
+          type: "error",
+          error: error instanceof Error ? error.message : String(error),
+        });
+        channel.end();
+        throw error;
+      },
+    );
+    // A caller reading only the stream learns of a failure there: no unhandled rejection.
+    result.catch(() => {});
+    return { fullStream: channel, result } as never;
+  }
+
+  private async run(
+    input: AgentExecuteInput,
+    emit: (event: AgentEvent) => void,
+  ): Promise<AgentResult> {
+    const { logger } = this.deps;
+    const options = parseInput(
+      AgentExecuteOptionsSchema,
+      typeof input === "string" ? { instruction: input } : input,
+      "agent.execute",
+    );
+    const context = this.deps.context();
+    const search = options.useSearch ? searchBackendFromEnv(this.deps.env) : undefined;
+    for (const secret of search?.secrets ?? []) logger.redactor.add(secret);
+    if (options.page) context.setActivePage(pageFor(context, options.page));
+    if (options.variables) this.deps.rememberVariables(options.variables);
+    const models = this.deps.models.scoped({ operation: "agent" });
+    const page = () => pageFor(context, undefined);
+    const run: AgentRun = {
+      context,
+      page,
+      handlers: {
+        ...this.deps.handlers,
+        models,
+        // The agent's steps are its result's actions, not history entries.
+        record: () => {},
+        onTarget: options.highlightCursor ? pointAt : undefined,
+      },
+      executionModel: this.config.executionModel,
+      variables: options.variables,
+      navigation: {},
+      search,
+      logger,
+    };
+    const start = page();
+    const title = await start.playwrightPage.title().catch(() => "");
+    logger.info("agent", "run started", {
+      instruction: options.instruction,
+      maxSteps: options.maxSteps,
+    });
+    try {
+      const result = await runLoop({
+        task: taskMessage(options.instruction, { url: start.url(), title }, options.variables),
+        system: agentSystemPrompt(this.config.systemPrompt),
+        maxSteps: options.maxSteps,
+        toolTimeout: options.toolTimeout,
+        signal: options.signal,
+        model: this.config.model,
+        models,
+        tools: toolsFor({ useSearch: search !== undefined }),
+        run,
+        variables: options.variables,
+        redactor: logger.redactor,
+        emit,
+      });
+      logger.info("agent", "run finished", {
+        success: result.success,
+        completed: result.completed,
+        steps: result.metadata?.steps,
+      });
+      return result;
+    } catch (error) {
+      throw logger.redactor.error(error);
+    }
+  }
+}

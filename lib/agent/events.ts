@@ -1,0 +1,56 @@
+/**
+ * What a streaming run tells as it goes (the service turns these into SSE), and the channel
+ * that carries them: every reader, however late, gets every event in order.
+ */
+import type { AgentResult, AgentUsage } from "../options.js";
+
+export type AgentEvent =
+  | { type: "step-start"; step: number }
+  | { type: "text"; step: number; text: string }
+  | { type: "tool-call"; step: number; toolCallId: string; toolName: string; input: unknown }
+  | {
+      type: "tool-result";
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      /** What the model reads back (an error's message when `error`). */
+      output: string;
+      error: boolean;
+      timeMs: number;
+    }
+  | { type: "step-finish"; step: number; usage: AgentUsage }
+  | { type: "finish"; result: AgentResult }
+  | { type: "error"; error: string };
+
+export class EventChannel<T> implements AsyncIterable<T> {
+  private readonly events: T[] = [];
+  private ended = false;
+  private waiting: (() => void)[] = [];
+
+  push(event: T): void {
+    if (this.ended) return;
+    this.events.push(event);
+    this.wake();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wake();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    for (let i = 0; ; i++) {
+      while (i >= this.events.length && !this.ended) {
+        await new Promise<void>((resolve) => this.waiting.push(resolve));
+      }
+      if (i >= this.events.length) return;
+      yield this.events[i]!;
+    }
+  }
+
+  private wake(): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const w of waiting) w();
+  }
+}

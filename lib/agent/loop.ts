@@ -1,0 +1,277 @@
+/**
+ * The agent's loop: the model picks tools, the tools run, their results go back, until the
+ * model calls done, the run reaches maxSteps, or the caller's signal stops it. A tool that
+ * fails or runs out of time hands its error to the model, which may try something else; a
+ * model that cannot be reached ends the run with its error.
+ */
+import { hideVariables } from "../handlers/performAction.js";
+import type { Redactor } from "../log.js";
+import type { Usage } from "../metrics.js";
+import type { ModelConfiguration } from "../model/config.js";
+import type { Models, ToolCallRequest } from "../model/modelClient.js";
+import type { AgentAction, AgentResult, AgentUsage, Variables } from "../options.js";
+import { withTimeout } from "../timeout.js";
+import { Conversation } from "./conversation.js";
+import type { AgentEvent } from "./events.js";
+import type { AgentRun, AgentTool, ToolOutput } from "./tools/defineTool.js";
+
+/** A single model turn of the agent may take this long before the run fails. */
+export const MODEL_STEP_TIMEOUT_MS = 90_000;
+
+export interface LoopSettings {
+  task: string;
+  system: string;
+  maxSteps: number;
+  toolTimeout: number;
+  signal: AbortSignal | undefined;
+  model: ModelConfiguration | undefined;
+  models: Models;
+  tools: AgentTool[];
+  run: AgentRun;
+  variables: Variables | undefined;
+  redactor: Redactor;
+  emit: (event: AgentEvent) => void;
+}
+
+type StopReason = "done" | "text" | "maxSteps" | "aborted";
+
+export async function runLoop(s: LoopSettings): Promise<AgentResult> {
+  const conversation = new Conversation(s.task);
+  const actions: AgentAction[] = [];
+  const total = new UsageSum();
+  const byName = new Map(s.tools.map((t) => [t.name, t]));
+  const clean = <T>(value: T): T => scrub(value, s.variables, s.redactor);
+  let finish: { success: boolean; message: string } | undefined;
+  let stoppedBy: StopReason = "maxSteps";
+  let steps = 0;
+
+  while (steps < s.maxSteps) {
+    if (s.signal?.aborted) {
+      stoppedBy = "aborted";
+      break;
+    }
+    const step = ++steps;
+    s.emit({ type: "step-start", step });
+    const spent = new UsageSum();
+    let answer: Awaited<ReturnType<Models["converse"]>>;
+    try {
+      answer = await withTimeout(
+        "agent",
+        MODEL_STEP_TIMEOUT_MS,
+        `the model to choose step ${step}`,
+        (deadline) =>
+          s.models.converse({
+            operation: "agent",
+            system: s.system,
+            messages: conversation.messages,
+            tools: s.tools,
+            model: s.model,
+            signal: joined(deadline.signal, s.signal),
+            onUsage: (u) => spent.add(u),
+          }),
+      );
+    } catch (error) {
+      total.addSum(spent);
+      // Stopped by the caller while the model was thinking: a clean stop, not a failure.
+      if (s.signal?.aborted) {
+        stoppedBy = "aborted";
+        break;
+      }
+      throw error;
+    }
+    const reasoning = answer.text.trim() ? clean(answer.text.trim()) : undefined;
+    if (reasoning) s.emit({ type: "text", step, text: reasoning });
+    conversation.addAssistant(answer.messages);
+    if (!answer.toolCalls.length) {
+      // A model that answers in words instead of calling done has finished all the same.
+      finish = { success: true, message: reasoning ?? "" };
+      actions.push({ type: "message", reasoning, taskCompleted: true, timeMs: 0 });
+      stoppedBy = "text";
+      total.addSum(spent);
+      s.emit({ type: "step-finish", step, usage: spent.asAgentUsage() });
+      break;
+    }
+    const results: Parameters<Conversation["addToolResults"]>[0] = [];
+    for (const call of answer.toolCalls) {
+      if (finish) {
+        // Calls after done are not run; the conversation still needs an answer to each.
+        results.push({ ...call, text: "Not run: the task was already finished.", error: true });
+        continue;
+      }
+      s.emit({
+        type: "tool-call",
+        step,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        input: clean(call.input),
+      });
+      const started = Date.now();
+      const outcome = await runTool(call, byName, s, (u) => spent.add(u));
+      const timeMs = Date.now() - started;
+      const text = clean(outcome.ok ? outcome.output.text : outcome.error);
+      results.push({
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        text,
+        image: outcome.ok ? outcome.output.image : undefined,
+        error: !outcome.ok,
+        perishable: outcome.ok && outcome.output.perishable,
+      });
+      const thought = call.toolName === "think" ? undefined : reasoning;
+      actions.push(
+        clean({
+          ...(isRecord(call.input) ? call.input : {}),
+          type: call.toolName,
+          ...(thought ? { reasoning: thought } : {}),
+          taskCompleted: false,
+          ...(outcome.ok ? outcome.output.action : { error: outcome.error }),
+          timeMs,
+        }),
+      );
+      s.emit({
+        type: "tool-result",
+        step,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: text,
+        error: !outcome.ok,
+        timeMs,
+      });
+      if (outcome.ok && outcome.output.finish) {
+        finish = clean(outcome.output.finish);
+        stoppedBy = "done";
+      }
+    }
+    conversation.addToolResults(results);
+    total.addSum(spent);
+    s.emit({ type: "step-finish", step, usage: spent.asAgentUsage() });
+    if (finish) break;
+  }
+
+  return {
+    success: finish?.success ?? false,
+    completed: finish !== undefined,
+    message: finish?.message ?? stopMessage(stoppedBy, s),
+    actions,
+    metadata: { steps, stoppedBy },
+    usage: total.asAgentUsage(),
+  };
+}
+
+type Outcome = { ok: true; output: ToolOutput } | { ok: false; error: string };
+
+async function runTool(
+  call: ToolCallRequest,
+  byName: Map<string, AgentTool>,
+  s: LoopSettings,
+  onUsage: (usage: Usage) => void,
+): Promise<Outcome> {
+  const tool = byName.get(call.toolName);
+  if (!tool) {
+    return {
+      ok: false,
+      error: `There is no tool "${call.toolName}". Tools: ${[...byName.keys()].join(", ")}.`,
+    };
+  }
+  if (call.invalid)
+    return { ok: false, error: `Invalid input for ${call.toolName}: ${call.invalid}` };
+  const input = tool.inputSchema.safeParse(call.input);
+  if (!input.success) {
+    const issues = input.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`);
+    return { ok: false, error: `Invalid input for ${call.toolName}: ${issues.join("; ")}` };
+  }
+  try {
+    // The caller's signal does not cut a tool short: the run stops after it, between steps.
+    const output = await withTimeout(
+      `agent tool ${call.toolName}`,
+      s.toolTimeout,
+      `the ${call.toolName} tool to finish`,
+      (deadline) =>
+        tool.execute(input.data, { ...s.run, handlers: withUsage(s.run, onUsage) }, deadline),
+    );
+    return { ok: true, output };
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    s.run.logger.info("agent", `tool ${call.toolName} failed; the model is told`, {
+      error: s.redactor.text(message),
+    });
+    return { ok: false, error: message };
+  }
+}
+
+/** The tools' own model calls (act, extract) count in this step's usage too. */
+function withUsage(run: AgentRun, onUsage: (usage: Usage) => void): AgentRun["handlers"] {
+  const models = run.handlers.models;
+  return {
+    ...run.handlers,
+    models: {
+      generate: (call) => models.generate({ ...call, onUsage: chain(call.onUsage, onUsage) }),
+      converse: (call) => models.converse({ ...call, onUsage: chain(call.onUsage, onUsage) }),
+    },
+  };
+}
+
+function chain(a: ((u: Usage) => void) | undefined, b: (u: Usage) => void) {
+  return (u: Usage) => {
+    a?.(u);
+    b(u);
+  };
+}
+
+function stopMessage(reason: StopReason, s: LoopSettings): string {
+  if (reason === "aborted") return "Stopped by the caller before the task was done.";
+  return `Stopped after maxSteps (${s.maxSteps}) steps before the task was done.`;
+}
+
+function joined(a: AbortSignal, b: AbortSignal | undefined): AbortSignal {
+  return b ? AbortSignal.any([a, b]) : a;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Nothing secret leaves a run: variables' values become their %name%, keys are redacted. */
+function scrub<T>(value: T, variables: Variables | undefined, redactor: Redactor): T {
+  const hide = (v: unknown): unknown => {
+    if (typeof v === "string") return hideVariables(v, variables);
+    if (Array.isArray(v)) return v.map(hide);
+    if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, hide(x)]));
+    return v;
+  };
+  return redactor.value(hide(value)) as T;
+}
+
+class UsageSum {
+  private sum: Usage = {
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
+    cachedInputTokens: 0,
+    inferenceTimeMs: 0,
+  };
+
+  add(u: Usage): void {
+    this.sum = {
+      promptTokens: this.sum.promptTokens + u.promptTokens,
+      completionTokens: this.sum.completionTokens + u.completionTokens,
+      reasoningTokens: this.sum.reasoningTokens + u.reasoningTokens,
+      cachedInputTokens: this.sum.cachedInputTokens + u.cachedInputTokens,
+      inferenceTimeMs: this.sum.inferenceTimeMs + u.inferenceTimeMs,
+    };
+  }
+
+  addSum(other: UsageSum): void {
+    this.add(other.sum);
+  }
+
+  asAgentUsage(): AgentUsage {
+    return {
+      input_tokens: this.sum.promptTokens,
+      output_tokens: this.sum.completionTokens,
+      inference_time_ms: this.sum.inferenceTimeMs,
+      reasoning_tokens: this.sum.reasoningTokens,
+      cached_input_tokens: this.sum.cachedInputTokens,
+    };
+  }
+}

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { act } from "../../handlers/act.js";
+import { defineTool } from "./defineTool.js";
+
+export default defineTool({
+  name: "act",
+  description:
+    "Do one thing on one element of the page: click, type into a field, choose an option, press a key in a field. Say which element by what a user sees.",
+  inputSchema: z.object({
+    action: z
+      .string()
+      .min(1)
+      .describe(
+        'One action on one element, e.g. "click the Search button", "type %email% into the Email field", "select Large in the Size dropdown". Use a %name% token for a variable\'s value.',
+      ),
+  }),
+  async execute({ action }, run, deadline) {
+    const result = await act(
+      run.context,
+      action,
+      {
+        model: run.executionModel,
+        variables: run.variables,
+        page: run.page(),
+        timeout: deadline.remaining(),
+      },
+      run.handlers,
+    );
+    const page = run.page();
+    return {
+      text: `${result.success ? "Done" : "Failed"}: ${result.message}. The page is now ${page.url()}`,
+      action: {
+        instruction: action,
+        action: result.actionDescription,
+        success: result.success,
+        pageUrl: page.url(),
+      },
+    };
+  },
+});

@@ -1,0 +1,53 @@
+/**
+ * A tool of the agent is data plus one handler: a name, a description and a zod input schema
+ * (every field `.describe()`d, because the model reads them), and `execute`. A tool that throws
+ * does not end the run: the loop hands its error back to the model.
+ */
+import type { z } from "zod";
+import type { Context } from "../../browser/context.js";
+import type { NavigationAllowance } from "../../browser/navigationPolicy.js";
+import type { Page } from "../../browser/page.js";
+import type { ActSettings } from "../../handlers/act.js";
+import type { Logger } from "../../log.js";
+import type { ModelConfiguration } from "../../model/config.js";
+import type { AgentAction, Variables } from "../../options.js";
+import type { Deadline } from "../../timeout.js";
+import type { SearchBackend } from "../webSearch.js";
+
+/** What every tool of one run works with. */
+export interface AgentRun {
+  context: Context;
+  /** The page the agent is on: the active page (a tab the page opens becomes it). */
+  page(): Page;
+  /** act/extract/observe settings: the agent's models (usage under agent), no history entries. */
+  handlers: ActSettings;
+  executionModel: ModelConfiguration | undefined;
+  variables: Variables | undefined;
+  navigation: NavigationAllowance;
+  search: SearchBackend | undefined;
+  logger: Logger;
+}
+
+export interface ToolOutput {
+  /** What the model reads back. */
+  text: string;
+  /** A PNG for the model to look at. */
+  image?: Buffer;
+  /** Fields of the AgentAction recorded for this call (type, timeMs and reasoning are added). */
+  action?: Partial<AgentAction>;
+  /** Set by done: the run ends with this. */
+  finish?: { success: boolean; message: string };
+  /** Outlines and screenshots describe one moment: older ones are shortened in later steps. */
+  perishable?: boolean;
+}
+
+export interface AgentTool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  inputSchema: S;
+  execute(input: z.output<S>, run: AgentRun, deadline: Deadline): Promise<ToolOutput>;
+}
+
+export function defineTool<S extends z.ZodType>(tool: AgentTool<S>): AgentTool {
+  return tool as unknown as AgentTool;
+}

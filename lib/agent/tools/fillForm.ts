@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { act } from "../../handlers/act.js";
+import { findElements } from "../../handlers/observe.js";
+import { snapshotFor } from "../../handlers/pageSnapshot.js";
+import type { Action } from "../../options.js";
+import { defineTool } from "./defineTool.js";
+
+export default defineTool({
+  name: "fillForm",
+  description:
+    "Fill several fields of a form in one go (text fields, text areas). Finds all the fields with one look at the page, then fills each. Submitting is a separate act.",
+  inputSchema: z.object({
+    fields: z
+      .array(
+        z.object({
+          field: z
+            .string()
+            .min(1)
+            .describe('The field as a user would name it: "Email", "First name"'),
+          value: z
+            .string()
+            .describe("The text to put in it; a %name% token for a variable's value"),
+        }),
+      )
+      .min(1)
+      .max(30)
+      .describe("The fields, in the order they appear"),
+  }),
+  async execute({ fields }, run, deadline) {
+    const page = run.page();
+    const snapshot = await snapshotFor(page, {}, run.handlers, deadline);
+    const list = fields.map((f, i) => `${i + 1}. ${f.field}: ${f.value}`).join("\n");
+    const found = await findElements(
+      `The ${fields.length} form fields below, one element each, in the same order, each with method "fill" and the value as its argument:\n${list}`,
+      snapshot,
+      { model: run.executionModel, variables: run.variables },
+      run.handlers,
+      deadline,
+      "act",
+    );
+    if (found.length !== fields.length) {
+      const seen = found.map((a) => a.description).join(", ") || "none";
+      throw new Error(
+        `found ${found.length} of the ${fields.length} fields (${seen}); fill the missing ones one by one with act`,
+      );
+    }
+    const report: string[] = [];
+    let failures = 0;
+    for (const [i, field] of fields.entries()) {
+      // Our values, not the model's echo of them: paired by the order the fields were asked in.
+      const action: Action = { ...found[i]!, method: "fill", arguments: [field.value] };
+      const result = await act(
+        run.context,
+        action,
+        { variables: run.variables, page, timeout: deadline.remaining() },
+        run.handlers,
+      );
+      if (!result.success) failures++;
+      report.push(`${field.field}: ${result.success ? "filled" : `failed (${result.message})`}`);
+    }
+    return {
+      text: `${failures ? `${failures} field(s) failed` : "All fields filled"}.\n${report.join("\n")}`,
+      action: {
+        action: report.join("; "),
+        fields: fields.map((f) => ({ field: f.field, value: f.value })),
+        pageUrl: page.url(),
+      },
+    };
+  },
+});

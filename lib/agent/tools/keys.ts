@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { defineTool } from "./defineTool.js";
+
+export default defineTool({
+  name: "keys",
+  description:
+    'Press keys on whatever has focus: "Enter" to submit, "Escape" to close, "Tab" to move on, chords like "Control+A".',
+  inputSchema: z.object({
+    keys: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(50)
+      .describe(
+        'Keys pressed in order, each a key name or chord: ["Enter"], ["Control+A", "Delete"]',
+      ),
+  }),
+  async execute({ keys }, run, deadline) {
+    const page = run.page().playwrightPage;
+    for (const key of keys) {
+      if (deadline.signal.aborted) break;
+      await page.keyboard.press(key);
+    }
+    return {
+      text: `Pressed ${keys.join(", ")}`,
+      action: { action: `press ${keys.join(" ")}`, pageUrl: page.url() },
+    };
+  },
+});

@@ -1,0 +1,131 @@
+/**
+ * The agent's model, scripted at OpenAI's Responses API: a request that offers tools is an
+ * agent step, and `step` reads the conversation so far (the task, each tool called and what it
+ * returned) to decide the next tool calls, as a real model would. Requests without tools (the
+ * act/extract calls the agent's tools make) pass on to the next handler.
+ */
+import { HttpResponse, http, type RequestHandler } from "msw";
+import type { ModelRequest } from "./modelServer.js";
+import { OPENAI_USAGE } from "./openai.js";
+
+export interface ToolUse {
+  name: string;
+  input: Record<string, unknown>;
+  /** What the tool returned (its error text when it failed); undefined for the latest calls. */
+  output?: string;
+}
+
+export interface AgentTurn {
+  /** The first user message: the task and the page the run starts on. */
+  task: string;
+  system: string;
+  /** Tool calls so far, oldest first, with their outputs. */
+  history: ToolUse[];
+  /** The names of the tools offered. */
+  tools: string[];
+  request: ModelRequest;
+}
+
+export interface StepAnswer {
+  text?: string;
+  calls: { name: string; input: Record<string, unknown> }[];
+}
+
+export type StepScript = (turn: AgentTurn) => StepAnswer;
+
+const OPENAI = "https://api.openai.com/v1";
+
+export function call(name: string, input: Record<string, unknown> = {}) {
+  return { name, input };
+}
+
+/** The latest output of a tool, or undefined when it was never called. */
+export function lastOutput(turn: AgentTurn, name: string): string | undefined {
+  return turn.history.filter((h) => h.name === name).at(-1)?.output;
+}
+
+export function readAgentTurn(request: ModelRequest): AgentTurn {
+  const items = (request.body.input ?? []) as Record<string, unknown>[];
+  const history: ToolUse[] = [];
+  const byId = new Map<string, ToolUse>();
+  let task = "";
+  let system = "";
+  for (const item of items) {
+    if (item.role === "system" || item.role === "developer") system = textOf(item.content);
+    else if (item.role === "user" && !task) task = textOf(item.content);
+    else if (item.type === "function_call") {
+      const use: ToolUse = {
+        name: String(item.name),
+        input: JSON.parse(String(item.arguments || "{}")) as Record<string, unknown>,
+      };
+      history.push(use);
+      byId.set(String(item.call_id), use);
+    } else if (item.type === "function_call_output") {
+      const use = byId.get(String(item.call_id));
+      if (use) use.output = textOf(item.output);
+    }
+  }
+  const tools = ((request.body.tools ?? []) as { name?: string }[]).map((t) => String(t.name));
+  return { task, system, history, tools, request };
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((c) => (typeof c === "object" && c && "text" in c ? String(c.text) : ""))
+      .join("\n");
+  }
+  return "";
+}
+
+export function openaiAgent(step: StepScript, baseURL = OPENAI): RequestHandler {
+  let n = 0;
+  return http.post(`${baseURL}/responses`, async ({ request }) => {
+    const body = (await request.clone().json()) as Record<string, unknown>;
+    if (!Array.isArray(body.tools) || body.tools.length === 0) return undefined;
+    const turn = readAgentTurn({
+      method: request.method,
+      url: new URL(request.url),
+      headers: request.headers,
+      body,
+    });
+    const answer = step(turn);
+    const output: unknown[] = [];
+    if (answer.text) {
+      output.push({
+        type: "message",
+        id: `msg_${++n}`,
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: answer.text, annotations: [] }],
+      });
+    }
+    for (const c of answer.calls) {
+      const id = ++n;
+      output.push({
+        type: "function_call",
+        id: `fc_${id}`,
+        call_id: `call_${id}`,
+        name: c.name,
+        arguments: JSON.stringify(c.input),
+        status: "completed",
+      });
+    }
+    return HttpResponse.json({
+      id: `resp_${n}`,
+      object: "response",
+      created_at: Math.floor(Date.now() / 1000),
+      model: String(body.model),
+      status: "completed",
+      output,
+      usage: {
+        input_tokens: OPENAI_USAGE.input,
+        output_tokens: OPENAI_USAGE.output,
+        total_tokens: OPENAI_USAGE.input + OPENAI_USAGE.output,
+        input_tokens_details: { cached_tokens: OPENAI_USAGE.cached },
+        output_tokens_details: { reasoning_tokens: OPENAI_USAGE.reasoning },
+      },
+    });
+  });
+}
