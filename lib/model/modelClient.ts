@@ -263,7 +263,7 @@ export class ModelClient implements Models {
   } {
     const { llmClient } = this.settings;
     if (override === undefined && llmClient) return { model: llmClient, label: labelOf(llmClient) };
-    const configured = override ?? this.settings.model;
+    const configured = inheritCredentials(override, this.settings.model) ?? this.settings.model;
     if (configured === undefined) throw new MissingLLMConfigurationError();
     const key = JSON.stringify(configured);
     let resolved = this.resolved.get(key);
@@ -357,6 +357,23 @@ function askedWait(headers: Record<string, string> | undefined, now: number): nu
   if (Number.isFinite(Number(after))) return Math.max(0, Number(after) * 1000);
   const date = Date.parse(after);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * A per-call model named by string for the provider of the client's model object takes that
+ * object's key, baseURL and headers: `"openai/gpt-4.1"` next to `{ modelName: "openai/…",
+ * apiKey }` means the same account.
+ */
+function inheritCredentials(
+  override: ModelConfiguration | undefined,
+  base: ModelConfiguration | undefined,
+): ModelConfiguration | undefined {
+  if (typeof override !== "string" || base === undefined || typeof base === "string") {
+    return override;
+  }
+  const provider = override.split("/")[0];
+  const baseProvider = ("provider" in base && base.provider) || base.modelName.split("/")[0];
+  return provider === baseProvider ? { ...base, modelName: override } : override;
 }
 
 interface SdkUsage {

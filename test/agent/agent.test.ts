@@ -1,8 +1,10 @@
+import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import type { LogLine } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
-import { useModelServer } from "../support/llm/modelServer.js";
-import { OPENAI_USAGE } from "../support/llm/openai.js";
+import { call, openaiAgent } from "../support/llm/agentModel.js";
+import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
 import { teaAgent, teaExecutionModel } from "../support/llm/teaAgent.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -52,7 +54,10 @@ describe("agent (dom mode)", () => {
       success: true,
     });
     expect(result.actions[5]).toMatchObject({ extraction: "$6.40" });
-    expect(result.actions[6]).toMatchObject({ taskCompleted: true, reasoning: "I have the price." });
+    expect(result.actions[6]).toMatchObject({
+      taskCompleted: true,
+      reasoning: "I have the price.",
+    });
 
     // 7 agent steps + 3 act calls + 1 extract call, all counted under agent.
     const calls = model.requestsTo("/responses").length;
@@ -68,5 +73,210 @@ describe("agent (dom mode)", () => {
     // The agent's steps are its actions, not history entries.
     expect((await client.history).filter((h) => h.method !== "navigate")).toEqual([]);
     expect(JSON.stringify(lines)).not.toContain(KEY);
+  });
+});
+
+describe("agent: variables, limits and failures", () => {
+  it("fills a form with a %secret% variable whose value never reaches a request, log or result", async () => {
+    const SECRET = "correct-horse-battery-staple";
+    model.use(
+      openaiAgent((turn) => {
+        const last = turn.history.at(-1);
+        if (!last) return { calls: [call("outline")] };
+        if (last.name === "outline") {
+          return {
+            calls: [
+              call("fillForm", {
+                fields: [
+                  { field: "Email", value: "%email%" },
+                  { field: "Password", value: "%password%" },
+                  { field: "Name", value: "Ada" },
+                ],
+              }),
+            ],
+          };
+        }
+        if (last.name === "fillForm")
+          return { calls: [call("act", { action: "click Create account" })] };
+        return { calls: [call("done", { success: true, message: "Signed up" })] };
+      }),
+      openaiResponses((r) => {
+        const prompt = promptOf(r);
+        if (prompt.includes("form fields below")) {
+          // One element per field, in the order asked, each found by its label in the outline.
+          return {
+            elements: ["Email", "Password", "Name"].map((label) => ({
+              elementId: idOfLine(prompt, `textbox "${label}"`),
+              description: `${label} field`,
+              method: "fill",
+              arguments: [],
+            })),
+          };
+        }
+        return {
+          elements: [
+            {
+              elementId: idOfLine(prompt, 'button "Create account"'),
+              description: "Create account",
+              method: "click",
+              arguments: [],
+            },
+          ],
+        };
+      }),
+    );
+    const lines: LogLine[] = [];
+    const client = await open("agent/signup.html", {
+      logger: (l: LogLine) => lines.push(l),
+      verbose: 2,
+    });
+    const result = await client.agent().execute({
+      instruction: "Sign up with my email and password, name Ada",
+      variables: {
+        email: "ada@example.com",
+        password: { value: SECRET, description: "the account password" },
+      },
+    });
+    expect(result).toMatchObject({ success: true, completed: true });
+    const page = client.context.activePage()!;
+    expect(
+      await page.evaluate(() => (window as unknown as { received: unknown }).received),
+    ).toEqual({
+      email: "ada@example.com",
+      password: SECRET,
+      name: "Ada",
+    });
+    // The model saw the names (and the description), never the values.
+    const sent = JSON.stringify(model.requests().map((r) => r.body));
+    expect(sent).toContain("%password%");
+    expect(sent).toContain("the account password");
+    expect(sent).not.toContain(SECRET);
+    expect(sent).not.toContain("ada@example.com");
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+    expect(JSON.stringify(lines)).not.toContain(SECRET);
+    expect(result.actions.find((a) => a.type === "fillForm")).toMatchObject({
+      fields: [
+        { field: "Email", value: "%email%" },
+        { field: "Password", value: "%password%" },
+        { field: "Name", value: "Ada" },
+      ],
+    });
+    // A later outline of the client shows the typed value as its token.
+    const { pageText } = await client.extract();
+    expect(pageText).not.toContain(SECRET);
+  });
+
+  it("stops at maxSteps, not done, with the steps it took", async () => {
+    model.use(openaiAgent(() => ({ calls: [call("think", { thought: "still looking" })] })));
+    const client = await open("agent/search.html");
+    const result = await client.agent().execute({ instruction: "Loop forever", maxSteps: 3 });
+    expect(result).toMatchObject({
+      success: false,
+      completed: false,
+      metadata: { steps: 3, stoppedBy: "maxSteps" },
+    });
+    expect(result.message).toContain("maxSteps (3)");
+    expect(result.actions).toHaveLength(3);
+    expect(result.actions[0]).toMatchObject({ type: "think", reasoning: "still looking" });
+    expect(model.requestsTo("/responses")).toHaveLength(3);
+  });
+
+  it("bounds each tool call by toolTimeout and tells the model, which goes on", async () => {
+    model.use(
+      openaiAgent((turn) => {
+        const last = turn.history.at(-1);
+        if (!last) return { calls: [call("act", { action: "click the Search button" })] };
+        return { calls: [call("done", { success: false, message: `act failed: ${last.output}` })] };
+      }),
+      // The tool's own model call hangs: only the tool's time limit ends it.
+      http.post("https://api.openai.com/v1/responses", () => new Promise<never>(() => {})),
+    );
+    const client = await open("agent/search.html");
+    const started = Date.now();
+    const result = await client.agent().execute({ instruction: "Search", toolTimeout: 800 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result).toMatchObject({ success: false, completed: true });
+    expect(result.actions[0]).toMatchObject({ type: "act" });
+    expect(String(result.actions[0]!.error)).toContain("800 ms");
+    expect(result.message).toContain("800 ms");
+  });
+
+  it("hands a failing tool's error to the model, which recovers (navigation safety refuses file:)", async () => {
+    model.use(
+      openaiAgent((turn) => {
+        const last = turn.history.at(-1);
+        if (!last) return { calls: [call("goto", { url: "file:///etc/passwd" })] };
+        if (last.name === "goto" && last.output?.includes("Refused")) {
+          return { calls: [call("goto", { url: server.url("agent/item.html?id=green") })] };
+        }
+        if (last.name === "goto") return { calls: [call("outline")] };
+        const price = last.output?.match(/\$\d+\.\d\d/)?.[0];
+        return { calls: [call("done", { success: true, message: `Green tea: ${price}` })] };
+      }),
+    );
+    const client = await open("agent/search.html");
+    const result = await client.agent().execute("Find the price of green tea");
+    expect(result).toMatchObject({ success: true, message: "Green tea: $4.20" });
+    expect(result.actions[0]).toMatchObject({ type: "goto", url: "file:///etc/passwd" });
+    expect(String(result.actions[0]!.error)).toContain("file: scheme is not allowed");
+    expect(client.context.activePage()!.url()).toBe(server.url("agent/item.html?id=green"));
+  });
+
+  it("returns the error of an input that does not match a tool's schema, or of an unknown tool", async () => {
+    model.use(
+      openaiAgent((turn) => {
+        if (turn.history.length === 0) return { calls: [call("wait", { seconds: "soon" })] };
+        if (turn.history.length === 1) return { calls: [call("fly", {})] };
+        return {
+          calls: [
+            call("done", {
+              success: false,
+              message: turn.history.map((h) => h.output).join(" | "),
+            }),
+          ],
+        };
+      }),
+    );
+    const client = await open("agent/search.html");
+    const result = await client.agent().execute("Wait");
+    expect(result.message).toMatch(/Invalid input for wait/);
+    expect(result.message).toMatch(/no tool "fly"/i);
+  });
+
+  it("stops cleanly between steps when the caller's signal aborts", async () => {
+    const controller = new AbortController();
+    model.use(
+      openaiAgent((turn) => {
+        // The caller gives up while the model is choosing step 2.
+        if (turn.history.length === 1) controller.abort(new Error("user gave up"));
+        return { calls: [call("outline")] };
+      }),
+    );
+    const client = await open("agent/search.html");
+    const result = await client
+      .agent()
+      .execute({ instruction: "Read the page", signal: controller.signal });
+    expect(result).toMatchObject({
+      success: false,
+      completed: false,
+      metadata: { stoppedBy: "aborted", steps: 2 },
+    });
+    expect(result.actions.map((a) => a.type)).toEqual(["outline"]);
+    expect(model.requestsTo("/responses")).toHaveLength(2);
+    // The client goes on working after the run.
+    expect((await client.extract()).pageText).toContain("Find a tea");
+  });
+
+  it("ends with the model's error when the model cannot be reached", async () => {
+    model.use(
+      http.post("https://api.openai.com/v1/responses", () =>
+        HttpResponse.json({ error: { message: "Incorrect API key provided" } }, { status: 401 }),
+      ),
+    );
+    const client = await open("agent/search.html");
+    await expect(client.agent().execute("Anything")).rejects.toMatchObject({
+      name: "LLMResponseError",
+      message: expect.stringContaining("Incorrect API key"),
+    });
   });
 });
