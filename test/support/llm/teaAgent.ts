@@ -34,7 +34,9 @@ export function teaAgentStep(turn: AgentTurn): StepAnswer {
     const price = last.output?.match(/\$\d+\.\d\d/)?.[0];
     return {
       text: "I have the price.",
-      calls: [call("done", { success: Boolean(price), message: `The price is ${price ?? "unknown"}` })],
+      calls: [
+        call("done", { success: Boolean(price), message: `The price is ${price ?? "unknown"}` }),
+      ],
     };
   }
   return { calls: [call("outline")] };
@@ -58,7 +60,8 @@ export function teaExecutionModel(baseURL?: string): RequestHandler {
     };
     const typed = instruction.match(/type (\S+) into the search field/);
     if (typed) return { elements: element("searchbox", "fill", [typed[1]!]) };
-    if (instruction.includes("Search button")) return { elements: element('button "Search"', "click") };
+    if (instruction.includes("Search button"))
+      return { elements: element('button "Search"', "click") };
     const result = instruction.match(/click the "([^"]+)" result/);
     if (result) return { elements: element(`link "${result[1]}"`, "click") };
     return { elements: [] };
