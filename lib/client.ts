@@ -3,42 +3,28 @@
  * was picked for the environment at construction, and nothing here tests for it again.
  */
 import type { z } from "zod";
-import { Agent } from "./agent/agent.js";
-import { resolveAgentConfig } from "./agent/agentConfig.js";
+import type { Agent } from "./agent/agent.js";
 import type { Context } from "./browser/context.js";
 import type { Engine } from "./engine/engine.js";
+import { LocalOperations } from "./engine/localOperations.js";
 import { createEngine } from "./engine/select.js";
-import {
-  ServiceEnvironmentError,
-  ServiceError,
-  ServiceInitError,
-  ServiceNotInitializedError,
-} from "./errors.js";
-import { type ActResult, act } from "./handlers/act.js";
-import { extractData, extractPageText } from "./handlers/extract.js";
+import { ServiceError, ServiceInitError, ServiceNotInitializedError } from "./errors.js";
+import type { ActResult } from "./handlers/act.js";
 import { readExtractCall } from "./handlers/extractCall.js";
-import { observe } from "./handlers/observe.js";
-import { hideVariables } from "./handlers/performAction.js";
 import { History, type HistoryEntry } from "./history.js";
 import { Logger } from "./log.js";
 import { type Metrics, MetricsRecorder } from "./metrics.js";
-import { InferenceLog } from "./model/inferenceLog.js";
-import { ModelClient } from "./model/modelClient.js";
+import { checkEnvironment, warnAboutInactiveOptions } from "./optionChecks.js";
 import {
   type Action,
   type ActOptions,
   type AgentConfig,
-  ENVIRONMENTS,
   type ExtractOptions,
-  KNOWN_LAUNCH_OPTIONS,
-  KNOWN_OPTIONS,
-  NOT_YET_ACTIVE_OPTIONS,
   type ObserveOptions,
   parseInput,
   type ResolvedOptions,
   type V3Options,
   V3OptionsSchema,
-  type Variables,
 } from "./options.js";
 import { secretsOf } from "./secrets.js";
 
@@ -48,8 +34,7 @@ export class Client {
   private readonly engine: Engine;
   private readonly historyLog: History;
   private readonly metricsLog = new MetricsRecorder();
-  private readonly models: ModelClient;
-  private readonly typedVariables: Variables = {};
+  private readonly operations: LocalOperations;
   private initializing: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private ctx: Context | undefined;
@@ -64,16 +49,12 @@ export class Client {
       secrets: secretsOf(this.options),
     });
     this.historyLog = new History(this.logger.redactor);
-    this.models = new ModelClient({
-      model: this.options.model,
-      llmClient: this.options.llmClient,
-      systemPrompt: this.options.systemPrompt,
-      logger: this.logger,
-      inferenceLog: this.options.logInferenceToFile
-        ? new InferenceLog(this.logger.redactor)
-        : undefined,
-      onUsage: (operation, usage) => this.metricsLog.add(operation, usage),
-    });
+    this.operations = new LocalOperations(
+      this.options,
+      this.logger,
+      this.historyLog,
+      this.metricsLog,
+    );
     warnAboutInactiveOptions(options, this.logger);
     this.engine = createEngine(this.options, this.logger, {
       onNavigate: (n) =>
@@ -138,15 +119,7 @@ export class Client {
     third?: ExtractOptions,
   ): Promise<unknown> {
     const context = this.ready("extract");
-    const settings = {
-      ...this.snapshotSettings(),
-      models: this.models,
-      record: (parameters: unknown, result: unknown) =>
-        this.historyLog.record("extract", parameters, result),
-    };
-    const call = readExtractCall(first, second, third);
-    if (call.instruction === undefined) return extractPageText(context, call.options, settings);
-    return extractData(context, call.instruction, call.schema, call.options, settings);
+    return this.operations.extract(context, readExtractCall(first, second, third));
   }
 
   /**
@@ -154,12 +127,7 @@ export class Client {
    * relevant first (`[]` when nothing matches); without an instruction, every interactive one.
    */
   observe(instruction?: string, options?: ObserveOptions): Promise<Action[]> {
-    const context = this.ready("observe");
-    return observe(context, instruction, options, {
-      ...this.snapshotSettings(),
-      models: this.models,
-      record: (parameters, result) => this.historyLog.record("observe", parameters, result),
-    });
+    return this.operations.observe(this.ready("observe"), instruction, options);
   }
 
   /**
@@ -167,17 +135,7 @@ export class Client {
    * model picks, or performs an Action from observe() with no model call.
    */
   act(input: string | Action, options?: ActOptions): Promise<ActResult> {
-    const context = this.ready("act");
-    // Values typed into the page stay out of every later outline (shown as their %name%).
-    if (options && typeof options === "object" && options.variables) {
-      Object.assign(this.typedVariables, options.variables);
-    }
-    return act(context, input, options, {
-      ...this.snapshotSettings(),
-      models: this.models,
-      selfHeal: this.options.selfHeal,
-      record: (parameters, result) => this.historyLog.record("act", parameters, result),
-    });
+    return this.operations.act(this.ready("act"), input, options);
   }
 
   /**
@@ -185,15 +143,10 @@ export class Client {
    * With `stream: true`, execute() answers `{ fullStream, result }` at once.
    */
   agent(config: AgentConfig & { stream: true }): Agent<true>;
-  agent(config?: AgentConfig): Agent<false>;
+  agent(config?: AgentConfig & { stream?: false }): Agent<false>;
+  agent(config: AgentConfig): Agent<boolean>;
   agent(config?: AgentConfig): Agent<boolean> {
-    return new Agent(resolveAgentConfig(config, this.logger), {
-      context: () => this.ready("agent"),
-      models: this.models,
-      handlers: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },
-      logger: this.logger,
-      rememberVariables: (v) => Object.assign(this.typedVariables, v),
-    });
+    return this.operations.agent(config, () => this.ready("agent"));
   }
 
   /** The pages: newPage(), pages(), activePage(), setActivePage(page). */
@@ -240,15 +193,6 @@ export class Client {
     }
   }
 
-  private snapshotSettings() {
-    return {
-      domSettleTimeout: this.options.domSettleTimeout,
-      outlineTokenBudget: this.options.outlineTokenBudget,
-      logger: this.logger,
-      mask: (text: string) => hideVariables(text, this.typedVariables),
-    };
-  }
-
   private ready(method: string): Context {
     if (!this.ctx || this.closing) {
       if (this.closing) {
@@ -258,31 +202,4 @@ export class Client {
     }
     return this.ctx;
   }
-}
-
-function checkEnvironment(options: unknown): void {
-  const env = (options as { env?: unknown } | null | undefined)?.env;
-  if (!ENVIRONMENTS.includes(env as (typeof ENVIRONMENTS)[number])) {
-    throw new ServiceEnvironmentError(
-      `env is ${JSON.stringify(env)}; expected "LOCAL" or "REMOTE" ("BROWSERBASE" is accepted as an alias).`,
-    );
-  }
-}
-
-/** One warning for every option given that does nothing: not built yet, or not known at all. */
-function warnAboutInactiveOptions(input: V3Options, logger: Logger): void {
-  const given = NOT_YET_ACTIVE_OPTIONS.filter((k) => input[k] !== undefined);
-  const unknown = [
-    ...Object.keys(input).filter((k) => !KNOWN_OPTIONS.includes(k)),
-    ...Object.keys(input.localBrowserLaunchOptions ?? {})
-      .filter((k) => !KNOWN_LAUNCH_OPTIONS.includes(k))
-      .map((k) => `localBrowserLaunchOptions.${k}`),
-  ];
-  if (!given.length && !unknown.length) return;
-  const parts = [];
-  if (given.length) parts.push(`${given.join(", ")} have no effect in this version yet`);
-  if (unknown.length) parts.push(`${unknown.join(", ")} are not supported`);
-  logger.warn("client", `options ignored: ${parts.join("; ")}`, {
-    ignored: [...given, ...unknown],
-  });
 }

@@ -3,6 +3,7 @@
  * and answers the result, or with `stream: true` answers `{ fullStream, result }` at once.
  */
 import type { Context } from "../browser/context.js";
+import { guardNavigations, navigationRefusal } from "../browser/navigationPolicy.js";
 import type { ActSettings } from "../handlers/act.js";
 import { pageFor } from "../handlers/pageSnapshot.js";
 import type { Logger } from "../log.js";
@@ -102,10 +103,21 @@ export class Agent<Streaming extends boolean = false> {
       executionModel: this.config.executionModel,
       variables: options.variables,
       navigation: {},
+      refused: [],
       search,
       logger,
     };
     const start = page();
+    // Every document the run loads passes the navigation-safety rule: goto's URL, redirects,
+    // links act clicks and navigations the page starts; the model is told of each refusal.
+    const browser = context.playwrightContext.browser();
+    const lift = browser
+      ? await guardNavigations(
+          browser,
+          (url) => navigationRefusal(url, run.navigation),
+          (url, reason) => run.refused.push(`${url} (${reason})`),
+        )
+      : undefined;
     const title = await start.playwrightPage.title().catch(() => "");
     logger.info("agent", "run started", {
       instruction: options.instruction,
@@ -134,6 +146,8 @@ export class Agent<Streaming extends boolean = false> {
       return result;
     } catch (error) {
       throw logger.redactor.error(error);
+    } finally {
+      await lift?.();
     }
   }
 }

@@ -93,9 +93,10 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
     }
     const results: Parameters<Conversation["addToolResults"]>[0] = [];
     for (const call of answer.toolCalls) {
-      if (finish) {
-        // Calls after done are not run; the conversation still needs an answer to each.
-        results.push({ ...call, text: "Not run: the task was already finished.", error: true });
+      if (finish || s.signal?.aborted) {
+        // Not run; the conversation still needs an answer to each call.
+        const why = finish ? "the task was already finished" : "the run was stopped";
+        results.push({ ...call, text: `Not run: ${why}.`, error: true });
         continue;
       }
       s.emit({
@@ -180,6 +181,7 @@ async function runTool(
     const issues = input.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`);
     return { ok: false, error: `Invalid input for ${call.toolName}: ${issues.join("; ")}` };
   }
+  s.run.refused.length = 0;
   try {
     // The caller's signal does not cut a tool short: the run stops after it, between steps.
     const output = await withTimeout(
@@ -189,9 +191,16 @@ async function runTool(
       (deadline) =>
         tool.execute(input.data, { ...s.run, handlers: withUsage(s.run, onUsage) }, deadline),
     );
+    const refused = s.run.refused.splice(0);
+    if (refused.length) {
+      output.text += `\nNavigation refused by the safety rule: ${refused.join("; ")}`;
+    }
     return { ok: true, output };
   } catch (error) {
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const refused = s.run.refused.splice(0);
+    const message =
+      (error instanceof Error ? `${error.name}: ${error.message}` : String(error)) +
+      (refused.length ? `\nNavigation refused by the safety rule: ${refused.join("; ")}` : "");
     s.run.logger.info("agent", `tool ${call.toolName} failed; the model is told`, {
       error: s.redactor.text(message),
     });

@@ -122,3 +122,20 @@ export const ModelConfigurationSchema = z.union([ModelNameSchema, ModelConfigSch
   error: 'expected a "provider/model" string or a model configuration object',
 });
 export type ModelConfiguration = z.input<typeof ModelConfigurationSchema>;
+
+/**
+ * A per-call model named by string for the provider of the client's model object takes that
+ * object's key, baseURL and headers: `"openai/gpt-4.1"` next to `{ modelName: "openai/…",
+ * apiKey }` means the same account.
+ */
+export function inheritCredentials(
+  override: ModelConfiguration | undefined,
+  base: ModelConfiguration | undefined,
+): ModelConfiguration | undefined {
+  if (typeof override !== "string" || base === undefined || typeof base === "string") {
+    return override;
+  }
+  const provider = override.split("/")[0];
+  const baseProvider = ("provider" in base && base.provider) || base.modelName.split("/")[0];
+  return provider === baseProvider ? { ...base, modelName: override } : override;
+}

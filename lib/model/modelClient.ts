@@ -23,9 +23,12 @@ import {
 import type { Logger } from "../log.js";
 import type { Usage } from "../metrics.js";
 import { sleep } from "../timeout.js";
-import type { ModelConfiguration } from "./config.js";
+import { inheritCredentials, type ModelConfiguration } from "./config.js";
 import type { InferenceLog } from "./inferenceLog.js";
 import { type ResolvedModel, resolveModel } from "./providers.js";
+import { retryDelay } from "./retries.js";
+
+export { MAX_RETRY_AFTER_MS, RETRY_DELAYS_MS, retryDelay } from "./retries.js";
 
 export type Operation = "act" | "extract" | "observe" | "agent";
 
@@ -104,9 +107,6 @@ export interface ModelClientSettings {
   /** Told of every answered call's usage: the client files it under the operation in metrics. */
   onUsage?: (operation: Operation, usage: Usage) => void;
 }
-
-/** Waits before the retries of a rate-limited or failed call; the last one's error is raised. */
-export const RETRY_DELAYS_MS = [250, 1_000, 3_000];
 
 export class ModelClient implements Models {
   private readonly resolved = new Map<string, ResolvedModel>();
@@ -331,49 +331,6 @@ export class ModelClient implements Models {
     const message = error instanceof Error ? error.message : String(error);
     return new LLMResponseError(operation, redactor.text(message));
   }
-}
-
-/** A provider asking for a longer wait than this is not retried: the call fails at once. */
-export const MAX_RETRY_AFTER_MS = 10_000;
-
-/** How long to wait before trying again, or undefined when the error is final. */
-export function retryDelay(error: unknown, attempt: number, now = Date.now()): number | undefined {
-  if (!APICallError.isInstance(error) || !error.isRetryable) return undefined;
-  const planned = RETRY_DELAYS_MS[attempt];
-  if (planned === undefined) return undefined;
-  const asked = askedWait(error.responseHeaders, now);
-  if (asked === undefined) return planned;
-  return asked <= MAX_RETRY_AFTER_MS ? asked : undefined;
-}
-
-/** `retry-after-ms`, or `retry-after` in seconds or as an HTTP date; undefined when absent. */
-function askedWait(headers: Record<string, string> | undefined, now: number): number | undefined {
-  const ms = headers?.["retry-after-ms"];
-  if (ms !== undefined && ms.trim() !== "" && Number.isFinite(Number(ms))) {
-    return Math.max(0, Number(ms));
-  }
-  const after = headers?.["retry-after"];
-  if (after === undefined || after.trim() === "") return undefined;
-  if (Number.isFinite(Number(after))) return Math.max(0, Number(after) * 1000);
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/**
- * A per-call model named by string for the provider of the client's model object takes that
- * object's key, baseURL and headers: `"openai/gpt-4.1"` next to `{ modelName: "openai/…",
- * apiKey }` means the same account.
- */
-function inheritCredentials(
-  override: ModelConfiguration | undefined,
-  base: ModelConfiguration | undefined,
-): ModelConfiguration | undefined {
-  if (typeof override !== "string" || base === undefined || typeof base === "string") {
-    return override;
-  }
-  const provider = override.split("/")[0];
-  const baseProvider = ("provider" in base && base.provider) || base.modelName.split("/")[0];
-  return provider === baseProvider ? { ...base, modelName: override } : override;
 }
 
 interface SdkUsage {

@@ -222,6 +222,34 @@ describe("agent: variables, limits and failures", () => {
     expect(client.context.activePage()!.url()).toBe(server.url("agent/item.html?id=green"));
   });
 
+  it("refuses a link to a metadata address that act clicks, and tells the model", async () => {
+    model.use(
+      openaiAgent((turn) => {
+        const last = turn.history.at(-1);
+        if (!last) return { calls: [call("act", { action: "click the Instance metadata link" })] };
+        return { calls: [call("done", { success: false, message: String(last.output) })] };
+      }),
+      openaiResponses((r) => {
+        const prompt = promptOf(r);
+        const id = idOfLine(prompt, 'link "Instance metadata"');
+        return {
+          elements: [
+            { elementId: id, description: "metadata link", method: "click", arguments: [] },
+          ],
+        };
+      }),
+    );
+    const client = await open("agent/links.html");
+    const result = await client.agent().execute("Open the metadata link");
+    expect(result.message).toContain(
+      "Navigation refused by the safety rule: http://169.254.169.254/latest/meta-data/ (it is a link-local or cloud metadata address)",
+    );
+    // The guard is lifted after the run: the client's own navigation is not restricted by it.
+    const page = client.context.activePage()!;
+    await page.goto(server.url("agent/item.html?id=black"));
+    expect(page.url()).toBe(server.url("agent/item.html?id=black"));
+  });
+
   it("returns the error of an input that does not match a tool's schema, or of an unknown tool", async () => {
     model.use(
       openaiAgent((turn) => {

@@ -24,6 +24,8 @@ export interface AgentRun {
   executionModel: ModelConfiguration | undefined;
   variables: Variables | undefined;
   navigation: NavigationAllowance;
+  /** Navigations refused while a tool ran (URL and reason), told to the model with its result. */
+  refused: string[];
   search: SearchBackend | undefined;
   logger: Logger;
 }

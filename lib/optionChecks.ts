@@ -1,0 +1,40 @@
+/**
+ * Checks on the Client's options that are not a schema's: the environment, said before
+ * anything else, and a warning for every option given that does nothing.
+ */
+import { ServiceEnvironmentError } from "./errors.js";
+import type { Logger } from "./log.js";
+import {
+  ENVIRONMENTS,
+  KNOWN_LAUNCH_OPTIONS,
+  KNOWN_OPTIONS,
+  NOT_YET_ACTIVE_OPTIONS,
+  type V3Options,
+} from "./options.js";
+
+export function checkEnvironment(options: unknown): void {
+  const env = (options as { env?: unknown } | null | undefined)?.env;
+  if (!ENVIRONMENTS.includes(env as (typeof ENVIRONMENTS)[number])) {
+    throw new ServiceEnvironmentError(
+      `env is ${JSON.stringify(env)}; expected "LOCAL" or "REMOTE" ("BROWSERBASE" is accepted as an alias).`,
+    );
+  }
+}
+
+/** One warning for every option given that does nothing: not built yet, or not known at all. */
+export function warnAboutInactiveOptions(input: V3Options, logger: Logger): void {
+  const given = NOT_YET_ACTIVE_OPTIONS.filter((k) => input[k] !== undefined);
+  const unknown = [
+    ...Object.keys(input).filter((k) => !KNOWN_OPTIONS.includes(k)),
+    ...Object.keys(input.localBrowserLaunchOptions ?? {})
+      .filter((k) => !KNOWN_LAUNCH_OPTIONS.includes(k))
+      .map((k) => `localBrowserLaunchOptions.${k}`),
+  ];
+  if (!given.length && !unknown.length) return;
+  const parts = [];
+  if (given.length) parts.push(`${given.join(", ")} have no effect in this version yet`);
+  if (unknown.length) parts.push(`${unknown.join(", ")} are not supported`);
+  logger.warn("client", `options ignored: ${parts.join("; ")}`, {
+    ignored: [...given, ...unknown],
+  });
+}
