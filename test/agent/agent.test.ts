@@ -2,10 +2,16 @@ import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import type { LogLine } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
-import { call, openaiAgent } from "../support/llm/agentModel.js";
+import { anthropicAgent, call, openaiAgent } from "../support/llm/agentModel.js";
+import { ANTHROPIC_USAGE, anthropicMessages } from "../support/llm/anthropic.js";
 import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
 import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
-import { teaAgent, teaExecutionModel } from "../support/llm/teaAgent.js";
+import {
+  teaAgent,
+  teaAgentStep,
+  teaExecutionAnswer,
+  teaExecutionModel,
+} from "../support/llm/teaAgent.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -73,6 +79,34 @@ describe("agent (dom mode)", () => {
     // The agent's steps are its actions, not history entries.
     expect((await client.history).filter((h) => h.method !== "navigate")).toEqual([]);
     expect(JSON.stringify(lines)).not.toContain(KEY);
+  });
+});
+
+describe("agent with another provider", () => {
+  it("runs the same task through Anthropic's Messages API (tool_use / tool_result)", async () => {
+    model.use(anthropicAgent(teaAgentStep), anthropicMessages(teaExecutionAnswer));
+    const client = await clients.open({
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "sk-ant-agent-test-123456" },
+    });
+    await client.context.activePage()!.goto(server.url("agent/search.html"));
+    const result = await client.agent().execute("Find the price of black tea");
+    expect(result).toMatchObject({ success: true, message: "The price is $3.80" });
+    const requests = model.requestsTo("api.anthropic.com");
+    const steps = requests.filter((r) =>
+      ((r.body.tools ?? []) as { name: string }[]).some((t) => t.name === "done"),
+    );
+    expect(steps).toHaveLength(7);
+    // Tool choice "required" is Anthropic's "any"; results go back as tool_result blocks.
+    expect(steps[0]!.body.tool_choice).toMatchObject({ type: "any" });
+    expect(JSON.stringify(steps[1]!.body.messages)).toContain('"type":"tool_result"');
+    // Every call counts once: the steps, and the tools' own calls (whose cache reads the AI SDK
+    // adds to their input tokens).
+    const toolCalls = requests.length - steps.length;
+    expect(toolCalls).toBe(4);
+    expect(result.usage!.input_tokens).toBe(
+      steps.length * ANTHROPIC_USAGE.input +
+        toolCalls * (ANTHROPIC_USAGE.input + ANTHROPIC_USAGE.cacheRead),
+    );
   });
 });
 

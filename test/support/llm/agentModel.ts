@@ -1,10 +1,11 @@
 /**
- * The agent's model, scripted at OpenAI's Responses API: a request that offers tools is an
- * agent step, and `step` reads the conversation so far (the task, each tool called and what it
+ * The agent's model, scripted at OpenAI's Responses API or Anthropic's Messages API: a request
+ * that offers the agent's tools is an agent step, and `step` reads the conversation so far (the task, each tool called and what it
  * returned) to decide the next tool calls, as a real model would. Requests without tools (the
  * act/extract calls the agent's tools make) pass on to the next handler.
  */
 import { HttpResponse, http, type RequestHandler } from "msw";
+import { ANTHROPIC_USAGE } from "./anthropic.js";
 import type { ModelRequest } from "./modelServer.js";
 import { OPENAI_USAGE } from "./openai.js";
 
@@ -45,6 +46,7 @@ export function lastOutput(turn: AgentTurn, name: string): string | undefined {
 }
 
 export function readAgentTurn(request: ModelRequest): AgentTurn {
+  if (Array.isArray(request.body.messages)) return readAnthropicTurn(request);
   const items = (request.body.input ?? []) as Record<string, unknown>[];
   const history: ToolUse[] = [];
   const byId = new Map<string, ToolUse>();
@@ -67,6 +69,32 @@ export function readAgentTurn(request: ModelRequest): AgentTurn {
   }
   const tools = ((request.body.tools ?? []) as { name?: string }[]).map((t) => String(t.name));
   return { task, system, history, tools, request };
+}
+
+function readAnthropicTurn(request: ModelRequest): AgentTurn {
+  const messages = request.body.messages as { role: string; content: unknown }[];
+  const history: ToolUse[] = [];
+  const byId = new Map<string, ToolUse>();
+  let task = "";
+  for (const m of messages) {
+    const blocks = Array.isArray(m.content)
+      ? (m.content as Record<string, unknown>[])
+      : [{ type: "text", text: m.content }];
+    for (const b of blocks) {
+      if (b.type === "text" && m.role === "user" && !task) task = String(b.text);
+      if (b.type === "tool_use") {
+        const use: ToolUse = { name: String(b.name), input: b.input as Record<string, unknown> };
+        history.push(use);
+        byId.set(String(b.id), use);
+      }
+      if (b.type === "tool_result") {
+        const use = byId.get(String(b.tool_use_id));
+        if (use) use.output = textOf(b.content);
+      }
+    }
+  }
+  const tools = ((request.body.tools ?? []) as { name?: string }[]).map((t) => String(t.name));
+  return { task, system: textOf(request.body.system), history, tools, request };
 }
 
 function textOf(content: unknown): string {
@@ -126,6 +154,39 @@ export function openaiAgent(step: StepScript, baseURL = OPENAI): RequestHandler 
         input_tokens_details: { cached_tokens: OPENAI_USAGE.cached },
         output_tokens_details: { reasoning_tokens: OPENAI_USAGE.reasoning },
       },
+    });
+  });
+}
+
+const ANTHROPIC = "https://api.anthropic.com/v1";
+
+/** The same, for Anthropic: requests whose tools are only `json` (structured output) pass on. */
+export function anthropicAgent(step: StepScript, baseURL = ANTHROPIC): RequestHandler {
+  let n = 0;
+  return http.post(`${baseURL}/messages`, async ({ request }) => {
+    const body = (await request.clone().json()) as Record<string, unknown>;
+    const tools = (body.tools ?? []) as { name?: string }[];
+    if (!tools.some((t) => t.name !== "json")) return undefined;
+    const turn = readAgentTurn({
+      method: request.method,
+      url: new URL(request.url),
+      headers: request.headers,
+      body,
+    });
+    const answer = step(turn);
+    const content: unknown[] = answer.text ? [{ type: "text", text: answer.text }] : [];
+    for (const c of answer.calls) {
+      content.push({ type: "tool_use", id: `toolu_${++n}`, name: c.name, input: c.input });
+    }
+    return HttpResponse.json({
+      id: `msg_${n}`,
+      type: "message",
+      role: "assistant",
+      model: String(body.model),
+      content,
+      stop_reason: answer.calls.length ? "tool_use" : "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: ANTHROPIC_USAGE.input, output_tokens: ANTHROPIC_USAGE.output },
     });
   });
 }

@@ -7,7 +7,7 @@
 import type { RequestHandler } from "msw";
 import { type AgentTurn, call, openaiAgent, type StepAnswer } from "./agentModel.js";
 import { idOfLine, promptOf } from "./modelServer.js";
-import { openaiResponses } from "./openai.js";
+import { type Answer, openaiResponses } from "./openai.js";
 
 export function teaAgentStep(turn: AgentTurn): StepAnswer {
   const tea = turn.task.match(/price of (.+?) tea/i)?.[1]?.toLowerCase() ?? "green";
@@ -48,22 +48,24 @@ export function teaAgent(baseURL?: string): RequestHandler {
 
 /** act and extract inside the agent's tools: the element, or the price, the prompt asks for. */
 export function teaExecutionModel(baseURL?: string): RequestHandler {
-  return openaiResponses((request) => {
-    const prompt = promptOf(request);
-    if (!JSON.stringify(request.body).includes('"elements"')) {
-      return { extraction: prompt.match(/\$\d+\.\d\d/)?.[0] ?? "" };
-    }
-    const instruction = prompt.split("Page outline")[0]!;
-    const element = (line: string, method: string, args: string[] = []) => {
-      const id = idOfLine(prompt, line);
-      return id ? [{ elementId: id, description: line, method, arguments: args }] : [];
-    };
-    const typed = instruction.match(/type (\S+) into the search field/);
-    if (typed) return { elements: element("searchbox", "fill", [typed[1]!]) };
-    if (instruction.includes("Search button"))
-      return { elements: element('button "Search"', "click") };
-    const result = instruction.match(/click the "([^"]+)" result/);
-    if (result) return { elements: element(`link "${result[1]}"`, "click") };
-    return { elements: [] };
-  }, baseURL);
+  return openaiResponses(teaExecutionAnswer, baseURL);
 }
+
+export const teaExecutionAnswer: Answer = (request) => {
+  const prompt = promptOf(request);
+  if (!JSON.stringify(request.body).includes('"elements"')) {
+    return { extraction: prompt.match(/\$\d+\.\d\d/)?.[0] ?? "" };
+  }
+  const instruction = prompt.split("Page outline")[0]!;
+  const element = (line: string, method: string, args: string[] = []) => {
+    const id = idOfLine(prompt, line);
+    return id ? [{ elementId: id, description: line, method, arguments: args }] : [];
+  };
+  const typed = instruction.match(/type (\S+) into the search field/);
+  if (typed) return { elements: element("searchbox", "fill", [typed[1]!]) };
+  if (instruction.includes("Search button"))
+    return { elements: element('button "Search"', "click") };
+  const result = instruction.match(/click the "([^"]+)" result/);
+  if (result) return { elements: element(`link "${result[1]}"`, "click") };
+  return { elements: [] };
+};
