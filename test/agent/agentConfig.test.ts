@@ -112,6 +112,32 @@ describe("agent configuration", () => {
     expect(model.requests()).toHaveLength(0);
   });
 
+  it("starts on the page given, which becomes the active one", async () => {
+    model.use(
+      openaiAgent((turn) =>
+        turn.history.length === 0
+          ? { calls: [call("outline")] }
+          : { calls: [call("done", { success: true, message: String(turn.history[0]!.output) })] },
+      ),
+    );
+    const client = await open("agent/search.html");
+    const second = await client.context.newPage();
+    await second.goto(server.url("agent/item.html?id=white"));
+    client.context.setActivePage(client.context.pages()[0]!);
+    const result = await client.agent().execute({ instruction: "Read", page: second });
+    expect(result.message).toContain("White tea");
+    expect(model.requestsTo("/responses")[0]!.body.input).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          content: expect.arrayContaining([
+            expect.objectContaining({ text: expect.stringContaining("item.html?id=white") }),
+          ]),
+        }),
+      ]),
+    );
+    expect(client.context.activePage()).toBe(second);
+  });
+
   it("refuses execute() before init() with ServiceNotInitializedError", async () => {
     const client = new Client({ env: "LOCAL", disablePino: true, verbose: 0 });
     await expect(client.agent().execute("x")).rejects.toMatchObject({
