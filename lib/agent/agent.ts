@@ -4,6 +4,7 @@
  */
 import type { Context } from "../browser/context.js";
 import { guardNavigations, navigationRefusal } from "../browser/navigationPolicy.js";
+import { watchNewTabs } from "../browser/newTabs.js";
 import type { ActSettings } from "../handlers/act.js";
 import { pageFor } from "../handlers/pageSnapshot.js";
 import type { Logger } from "../log.js";
@@ -16,7 +17,7 @@ import {
   type Variables,
 } from "../options.js";
 import type { ResolvedAgentConfig } from "./agentConfig.js";
-import { pointAt } from "./cursor.js";
+import { pointAt, removeCursor } from "./cursor.js";
 import { type AgentEvent, EventChannel } from "./events.js";
 import { runLoop } from "./loop.js";
 import { agentSystemPrompt, taskMessage } from "./systemPrompt.js";
@@ -87,9 +88,9 @@ export class Agent<Streaming extends boolean = false> {
     const search = options.useSearch ? searchBackendFromEnv(this.deps.env) : undefined;
     for (const secret of search?.secrets ?? []) logger.redactor.add(secret);
     if (options.page) context.setActivePage(pageFor(context, options.page));
-    if (options.variables) this.deps.rememberVariables(options.variables);
     const models = this.deps.models.scoped({ operation: "agent" });
     const page = () => pageFor(context, undefined);
+    const used: Variables = {};
     const run: AgentRun = {
       context,
       page,
@@ -99,33 +100,43 @@ export class Agent<Streaming extends boolean = false> {
         // The agent's steps are its result's actions, not history entries.
         record: () => {},
         onTarget: options.highlightCursor ? pointAt : undefined,
+        onVariablesUsed: (typed) => {
+          Object.assign(used, typed);
+          this.deps.rememberVariables(typed);
+        },
       },
       executionModel: this.config.executionModel,
       variables: options.variables,
       navigation: {},
       refused: [],
       search,
+      stop: options.signal,
+      newTabs: { settled: async () => {}, stop: async () => {} },
       logger,
     };
     const start = page();
-    // Every document the run loads passes the navigation-safety rule: goto's URL, redirects,
-    // links act clicks and navigations the page starts; the model is told of each refusal.
-    const browser = context.playwrightContext.browser();
-    const lift = browser
-      ? await guardNavigations(
-          browser,
-          (url) => navigationRefusal(url, run.navigation),
-          (url, reason) => run.refused.push(`${url} (${reason})`),
-        )
-      : undefined;
-    const title = await start.playwrightPage.title().catch(() => "");
-    logger.info("agent", "run started", {
-      instruction: options.instruction,
-      maxSteps: options.maxSteps,
-    });
+    let lift: (() => Promise<void>) | undefined;
     try {
+      // Every document the run loads passes the navigation-safety rule: goto's URL, redirects,
+      // links act clicks and navigations the page starts; the model is told of each refusal.
+      const browser = context.playwrightContext.browser();
+      lift = browser
+        ? await guardNavigations(
+            browser,
+            (url) => navigationRefusal(url, run.navigation),
+            (url, reason) => run.refused.push(`${url} (${reason})`),
+          )
+        : undefined;
+      run.newTabs = await watchNewTabs(context.playwrightContext);
+      const title = await start.playwrightPage.title().catch(() => "");
+      logger.info("agent", "run started", {
+        instruction: options.instruction,
+        maxSteps: options.maxSteps,
+      });
       const result = await runLoop({
-        task: taskMessage(options.instruction, { url: start.url(), title }, options.variables),
+        task: logger.redactor.text(
+          taskMessage(options.instruction, { url: start.url(), title }, options.variables),
+        ),
         system: agentSystemPrompt(this.config.systemPrompt),
         maxSteps: options.maxSteps,
         toolTimeout: options.toolTimeout,
@@ -134,7 +145,8 @@ export class Agent<Streaming extends boolean = false> {
         models,
         tools: toolsFor({ useSearch: search !== undefined }),
         run,
-        variables: options.variables,
+        // Values typed so far: hidden wherever they show up again (a value never typed cannot).
+        variables: used,
         redactor: logger.redactor,
         emit,
       });
@@ -148,6 +160,8 @@ export class Agent<Streaming extends boolean = false> {
       throw logger.redactor.error(error);
     } finally {
       await lift?.();
+      await run.newTabs.stop();
+      if (options.highlightCursor) await removeCursor(context.activePage());
     }
   }
 }

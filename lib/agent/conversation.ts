@@ -1,7 +1,9 @@
 /**
  * The messages of one run. Outlines and screenshots describe a moment: once a newer one is in
- * the conversation, older ones are cut to a line, so a step's prompt does not grow with
- * every page the agent has read.
+ * the conversation, older ones are cut to a line, so a step's prompt does not grow with every
+ * page the agent has read. A screenshot goes to the model as an image in a user message right
+ * after the tool results, the one place every provider and API format takes an image (a
+ * chat-completions tool result would carry it as base64 text).
  */
 import type { ModelMessage } from "../model/modelClient.js";
 
@@ -9,10 +11,21 @@ type ToolOutputPart = Extract<
   Extract<ModelMessage, { role: "tool" }>["content"][number],
   { type: "tool-result" }
 >;
+type UserMessage = Extract<ModelMessage, { role: "user" }>;
+
+export interface ToolResultEntry {
+  toolCallId: string;
+  toolName: string;
+  text: string;
+  image?: Buffer;
+  error?: boolean;
+  perishable?: boolean;
+}
 
 export class Conversation {
   readonly messages: ModelMessage[] = [];
-  private perishable: ToolOutputPart[] = [];
+  /** Cuts the latest outlines and screenshots to a line, once newer ones arrive. */
+  private shorten: (() => void)[] = [];
 
   constructor(task: string) {
     this.messages.push({ role: "user", content: task });
@@ -22,41 +35,47 @@ export class Conversation {
     this.messages.push(...messages);
   }
 
-  addToolResults(
-    results: {
-      toolCallId: string;
-      toolName: string;
-      text: string;
-      image?: Buffer;
-      error?: boolean;
-      perishable?: boolean;
-    }[],
-  ): void {
+  addToolResults(results: ToolResultEntry[]): void {
     if (!results.length) return;
-    const parts = results.map((r): ToolOutputPart => {
-      const output: ToolOutputPart["output"] = r.error
-        ? { type: "error-text", value: r.text }
-        : r.image
-          ? {
-              type: "content",
-              value: [
-                { type: "text", text: r.text },
-                { type: "image-data", data: r.image.toString("base64"), mediaType: "image/png" },
-              ],
-            }
-          : { type: "text", value: r.text };
-      return { type: "tool-result", toolCallId: r.toolCallId, toolName: r.toolName, output };
-    });
-    const fresh = parts.filter((_, i) => results[i]!.perishable && !results[i]!.error);
-    if (fresh.length) {
-      for (const old of this.perishable) {
-        old.output = {
+    const parts = results.map(
+      (r): ToolOutputPart => ({
+        type: "tool-result",
+        toolCallId: r.toolCallId,
+        toolName: r.toolName,
+        output: r.error ? { type: "error-text", value: r.text } : { type: "text", value: r.text },
+      }),
+    );
+    const images = results.filter((r) => r.image && !r.error);
+    const imageMessage: UserMessage | undefined = images.length
+      ? {
+          role: "user",
+          content: images.flatMap((r) => [
+            { type: "text" as const, text: `The ${r.toolName} result (${r.toolCallId}):` },
+            { type: "image" as const, image: r.image!.toString("base64"), mediaType: "image/png" },
+          ]),
+        }
+      : undefined;
+    const fresh: (() => void)[] = [];
+    for (const [i, r] of results.entries()) {
+      if (!r.perishable || r.error) continue;
+      const part = parts[i]!;
+      fresh.push(() => {
+        part.output = {
           type: "text",
-          value: `(an earlier ${old.toolName} result, left out: the page may have changed since; call ${old.toolName} again to see it now)`,
+          value: `(an earlier ${r.toolName} result, left out: the page may have changed since; call ${r.toolName} again to see it now)`,
         };
-      }
-      this.perishable = fresh;
+      });
+    }
+    if (imageMessage) {
+      fresh.push(() => {
+        imageMessage.content = "(earlier screenshots, left out)";
+      });
+    }
+    if (fresh.length) {
+      for (const cut of this.shorten) cut();
+      this.shorten = fresh;
     }
     this.messages.push({ role: "tool", content: parts });
+    if (imageMessage) this.messages.push(imageMessage);
   }
 }

@@ -40,3 +40,10 @@ export function cursorPosition(page: Page): Promise<{ x: number; y: number } | n
       : null;
   }, CURSOR_ID);
 }
+
+/** Takes the cursor off the page at the end of a run: later screenshots show the page alone. */
+export async function removeCursor(page: Page | undefined): Promise<void> {
+  await page?.playwrightPage
+    .evaluate((id) => document.getElementById(id)?.remove(), CURSOR_ID)
+    .catch(() => {});
+}

@@ -11,7 +11,7 @@ import type { ModelConfiguration } from "../model/config.js";
 import type { Models, ToolCallRequest } from "../model/modelClient.js";
 import type { AgentAction, AgentResult, AgentUsage, Variables } from "../options.js";
 import { withTimeout } from "../timeout.js";
-import { Conversation } from "./conversation.js";
+import { Conversation, type ToolResultEntry } from "./conversation.js";
 import type { AgentEvent } from "./events.js";
 import type { AgentRun, AgentTool, ToolOutput } from "./tools/defineTool.js";
 
@@ -75,6 +75,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       // Stopped by the caller while the model was thinking: a clean stop, not a failure.
       if (s.signal?.aborted) {
         stoppedBy = "aborted";
+        s.emit({ type: "step-finish", step, usage: spent.asAgentUsage() });
         break;
       }
       throw error;
@@ -91,7 +92,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       s.emit({ type: "step-finish", step, usage: spent.asAgentUsage() });
       break;
     }
-    const results: Parameters<Conversation["addToolResults"]>[0] = [];
+    const results: ToolResultEntry[] = [];
     for (const call of answer.toolCalls) {
       if (finish || s.signal?.aborted) {
         // Not run; the conversation still needs an answer to each call.
@@ -149,6 +150,8 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
     if (finish) break;
   }
 
+  // Stopped by the caller during the last allowed step: that, not maxSteps, ended the run.
+  if (!finish && stoppedBy === "maxSteps" && s.signal?.aborted) stoppedBy = "aborted";
   return {
     success: finish?.success ?? false,
     completed: finish !== undefined,
@@ -202,7 +205,7 @@ async function runTool(
       (error instanceof Error ? `${error.name}: ${error.message}` : String(error)) +
       (refused.length ? `\nNavigation refused by the safety rule: ${refused.join("; ")}` : "");
     s.run.logger.info("agent", `tool ${call.toolName} failed; the model is told`, {
-      error: s.redactor.text(message),
+      error: scrub(message, s.variables, s.redactor),
     });
     return { ok: false, error: message };
   }

@@ -67,13 +67,11 @@ export class LocalOperations {
   }
 
   act(context: Context, input: string | Action, options?: ActOptions): Promise<ActResult> {
-    if (options && typeof options === "object" && options.variables) {
-      Object.assign(this.typedVariables, options.variables);
-    }
     return act(context, input, options, {
       ...this.snapshotSettings(),
       models: this.models,
       selfHeal: this.options.selfHeal,
+      onVariablesUsed: (used) => Object.assign(this.typedVariables, used),
       record: (parameters, result) => this.history.record("act", parameters, result),
     });
   }

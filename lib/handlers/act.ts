@@ -14,6 +14,7 @@ import {
   type ActOptions,
   ActOptionsSchema,
   parseInput,
+  type Variables,
 } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
 import { findElements, type ObserveSettings } from "./observe.js";
@@ -24,6 +25,8 @@ export interface ActSettings extends ObserveSettings {
   selfHeal: boolean;
   /** Told of each element just before it is acted on (the agent's cursor points there). */
   onTarget?: (page: Page, action: Action) => Promise<void>;
+  /** Told of the variables an action is about to type: their values are hidden from then on. */
+  onVariablesUsed?: (variables: Variables) => void;
 }
 
 export interface ActResult {
@@ -102,6 +105,7 @@ async function attempt(
   try {
     deadline.step(`${action.method ?? "click"} ${action.selector}`);
     await settings.onTarget?.(page, action);
+    settings.onVariablesUsed?.(usedBy(action, options.variables));
     await performAction(page, action, options.variables, deadlineShare(deadline));
     return done(action, [action]);
   } catch (error) {
@@ -180,4 +184,15 @@ function failure(
 
 function failed(message: string, actionDescription: string, actions: Action[]): ActResult {
   return { success: false, message, actionDescription, actions };
+}
+
+/** The variables whose `%name%` the action's arguments carry. */
+function usedBy(action: Action, variables: Variables | undefined): Variables {
+  const used: Variables = {};
+  for (const arg of action.arguments ?? []) {
+    for (const [, name] of arg.matchAll(/%(\w+)%/g)) {
+      if (variables && name && Object.hasOwn(variables, name)) used[name] = variables[name]!;
+    }
+  }
+  return used;
 }

@@ -8,11 +8,18 @@ import { ServiceError, ServiceValidationError } from "../errors.js";
 import type { Action, Variables } from "../options.js";
 import type { Deadline } from "../timeout.js";
 
-/** Replaces every variable's value in `text` by its `%name%` token (values of 2+ characters). */
+/**
+ * Replaces every variable's value in `text` by its `%name%` token (values of 2+ characters),
+ * also as a URL writes it (`a%40b.c`, `green+tea`): a typed value often ends up in a query.
+ */
 export function hideVariables(text: string, variables: Variables | undefined): string {
   let out = text;
   const values = Object.entries(variables ?? {})
-    .map(([name, v]) => [name, String(typeof v === "object" ? v.value : v)] as const)
+    .flatMap(([name, v]) => {
+      const value = String(typeof v === "object" ? v.value : v);
+      const encoded = encodeURIComponent(value);
+      return [value, encoded, encoded.replace(/%20/g, "+")].map((form) => [name, form] as const);
+    })
     .filter(([, value]) => value.length >= 2)
     .sort((a, b) => b[1].length - a[1].length);
   for (const [name, value] of values) out = out.split(value).join(`%${name}%`);

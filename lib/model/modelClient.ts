@@ -57,7 +57,7 @@ export interface ToolSpec {
   inputSchema: z.ZodType;
 }
 
-/** One step of a conversation in which the model must call one of the tools offered. */
+/** One step of a conversation in which the model calls the tools offered, or answers in words. */
 export interface ConverseCall {
   operation: Operation;
   system: string;
@@ -157,7 +157,9 @@ export class ModelClient implements Models {
           system,
           messages: call.messages,
           tools,
-          toolChoice: "required",
+          // "auto": an answer in words is the model's way to finish (a forced choice throws
+          // instead, and the tokens of that answer would go uncounted).
+          toolChoice: "auto",
           maxRetries: 0,
           abortSignal: call.signal,
         }),
@@ -182,7 +184,9 @@ export class ModelClient implements Models {
       return {
         text: result.text,
         toolCalls,
-        messages: result.response.messages,
+        // Only the assistant's turn: the SDK also answers calls it could not parse with its
+        // own tool results, and the caller answers every call itself.
+        messages: result.response.messages.filter((m) => m.role === "assistant"),
         usage,
         model: label,
       };

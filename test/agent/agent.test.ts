@@ -96,8 +96,8 @@ describe("agent with another provider", () => {
       ((r.body.tools ?? []) as { name: string }[]).some((t) => t.name === "done"),
     );
     expect(steps).toHaveLength(7);
-    // Tool choice "required" is Anthropic's "any"; results go back as tool_result blocks.
-    expect(steps[0]!.body.tool_choice).toMatchObject({ type: "any" });
+    // The tools are offered with the model free to choose; results go back as tool_result blocks.
+    expect(steps[0]!.body.tool_choice).toMatchObject({ type: "auto" });
     expect(JSON.stringify(steps[1]!.body.messages)).toContain('"type":"tool_result"');
     // Every call counts once: the steps, and the tools' own calls (whose cache reads the AI SDK
     // adds to their input tokens).
@@ -121,10 +121,11 @@ describe("agent: variables, limits and failures", () => {
           return {
             calls: [
               call("fillForm", {
+                // Asked in another order than the page's: pairing must not go by position.
                 fields: [
+                  { field: "Name", value: "Ada" },
                   { field: "Email", value: "%email%" },
                   { field: "Password", value: "%password%" },
-                  { field: "Name", value: "Ada" },
                 ],
               }),
             ],
@@ -137,13 +138,17 @@ describe("agent: variables, limits and failures", () => {
       openaiResponses((r) => {
         const prompt = promptOf(r);
         if (prompt.includes("form fields below")) {
-          // One element per field, in the order asked, each found by its label in the outline.
+          // One element per field listed ("2. Email: %email%"), each found by its label in the
+          // outline, with its value as the argument; in page order, as a model reading it might.
+          const asked = new Map(
+            [...prompt.matchAll(/^\d+\. (\w+): (.*)$/gm)].map((m) => [m[1]!, m[2]!]),
+          );
           return {
             elements: ["Email", "Password", "Name"].map((label) => ({
               elementId: idOfLine(prompt, `textbox "${label}"`),
               description: `${label} field`,
               method: "fill",
-              arguments: [],
+              arguments: [asked.get(label) ?? ""],
             })),
           };
         }
@@ -190,9 +195,9 @@ describe("agent: variables, limits and failures", () => {
     expect(JSON.stringify(lines)).not.toContain(SECRET);
     expect(result.actions.find((a) => a.type === "fillForm")).toMatchObject({
       fields: [
+        { field: "Name", value: "Ada" },
         { field: "Email", value: "%email%" },
         { field: "Password", value: "%password%" },
-        { field: "Name", value: "Ada" },
       ],
     });
     // A later outline of the client shows the typed value as its token.
@@ -303,6 +308,11 @@ describe("agent: variables, limits and failures", () => {
     const result = await client.agent().execute("Wait");
     expect(result.message).toMatch(/Invalid input for wait/);
     expect(result.message).toMatch(/no tool "fly"/i);
+    // Each call is answered once (a provider refuses two results for one call).
+    const last = model.requestsTo("/responses").at(-1)!.body.input as Record<string, unknown>[];
+    const outputs = last.filter((i) => i.type === "function_call_output").map((i) => i.call_id);
+    expect(outputs).toHaveLength(2);
+    expect(new Set(outputs).size).toBe(2);
   });
 
   it("stops cleanly between steps when the caller's signal aborts", async () => {
@@ -340,5 +350,178 @@ describe("agent: variables, limits and failures", () => {
       name: "LLMResponseError",
       message: expect.stringContaining("Incorrect API key"),
     });
+  });
+});
+
+describe("agent: pages, tabs and words", () => {
+  it("finishes when the model answers in words, with the words as the message", async () => {
+    model.use(openaiAgent(() => ({ text: "The answer is 42.", calls: [] })));
+    const client = await open("agent/search.html");
+    const result = await client.agent().execute("What is the answer?");
+    expect(result).toMatchObject({
+      success: true,
+      completed: true,
+      message: "The answer is 42.",
+      metadata: { stoppedBy: "text", steps: 1 },
+    });
+    expect(result.usage!.input_tokens).toBe(OPENAI_USAGE.input);
+    expect((await client.metrics).agentPromptTokens).toBe(OPENAI_USAGE.input);
+  });
+
+  it("works on the tab an action opened (target=_blank)", async () => {
+    model.use(
+      openaiAgent((turn) => {
+        const last = turn.history.at(-1);
+        if (!last) return { calls: [call("act", { action: "click Green tea in a new tab" })] };
+        if (last.name === "act") return { calls: [call("outline")] };
+        return { calls: [call("done", { success: true, message: String(last.output) })] };
+      }),
+      openaiResponses((r) => ({
+        elements: [
+          {
+            elementId: idOfLine(promptOf(r), 'link "Green tea in a new tab"'),
+            description: "the link",
+            method: "click",
+            arguments: [],
+          },
+        ],
+      })),
+    );
+    const client = await open("agent/links.html");
+    const result = await client.agent().execute("Open green tea in a new tab and read it");
+    expect(result.actions[0]).toMatchObject({ pageUrl: server.url("agent/item.html?id=green") });
+    expect(result.message).toContain("$4.20");
+    expect(client.context.pages()).toHaveLength(2);
+    expect(client.context.activePage()!.url()).toBe(server.url("agent/item.html?id=green"));
+  });
+
+  it("can finish after the last tab was closed", async () => {
+    let page: import("../../lib/index.js").Page | undefined;
+    model.use(
+      openaiAgent((turn) => {
+        if (turn.history.length === 0) return { calls: [call("think", { thought: "close it" })] };
+        return { calls: [call("done", { success: false, message: "the tab was closed" })] };
+      }),
+    );
+    const client = await open("agent/search.html");
+    page = client.context.activePage()!;
+    const { fullStream, result } = client.agent({ stream: true }).execute("x");
+    for await (const e of fullStream) {
+      if (e.type === "tool-result") await page.close();
+    }
+    expect(await result).toMatchObject({
+      completed: true,
+      message: "the tab was closed",
+      metadata: { stoppedBy: "done" },
+    });
+  });
+
+  it("stops a page load that never ends, so that the next steps can read the page", async () => {
+    model.use(
+      openaiAgent((turn) => {
+        const last = turn.history.at(-1);
+        if (!last) return { calls: [call("goto", { url: server.url("__hang") })] };
+        if (last.name === "goto") return { calls: [call("outline")] };
+        return { calls: [call("done", { success: true, message: String(last.output) })] };
+      }),
+    );
+    const client = await open("agent/search.html");
+    const result = await client.agent().execute({ instruction: "Open it", toolTimeout: 3_000 });
+    expect(String(result.actions[0]!.error)).toMatch(/Timeout/i);
+    expect(result.actions[1]!.error).toBeUndefined();
+    expect(result.actions[1]!.type).toBe("outline");
+  });
+
+  it("hides a typed value wherever it shows up again, also URL-encoded; untyped values stay", async () => {
+    const VALUE = "green tea&co";
+    model.use(
+      openaiAgent((turn) => {
+        const last = turn.history.at(-1);
+        if (!last) return { calls: [call("act", { action: "type %q% into the search field" })] };
+        if (last.name === "act" && turn.history.length === 1) {
+          return { calls: [call("act", { action: "click the Search button" })] };
+        }
+        if (last.name === "act") return { calls: [call("outline")] };
+        return { calls: [call("done", { success: true, message: `Read ${last.output}` })] };
+      }),
+      teaExecutionModel(),
+    );
+    const client = await open("agent/search.html");
+    const result = await client.agent().execute({
+      instruction: "Search for it",
+      // "results" is never typed: the page's own word stays as it is.
+      variables: { q: VALUE, word: "results" },
+    });
+    const page = client.context.activePage()!;
+    expect(page.url()).toContain("q=green+tea%26co");
+    const seen = JSON.stringify([model.requests().map((r) => r.body), result]);
+    expect(seen).not.toContain("green tea&amp;co");
+    expect(seen).not.toContain("green+tea%26co");
+    expect(seen).not.toContain(VALUE);
+    expect(seen).toContain("%q%");
+    expect(result.message).toContain('0 results for "%q%"');
+  });
+});
+
+describe("agent screenshots", () => {
+  it("shows the model the viewport with fields holding a variable's value painted over", async () => {
+    const EMAIL = "ada.lovelace@example.com";
+    model.use(
+      openaiAgent((turn) => {
+        const last = turn.history.at(-1);
+        if (!last) return { calls: [call("act", { action: "type %email% into the Email field" })] };
+        if (last.name === "act") return { calls: [call("screenshot")] };
+        if (last.name === "screenshot") return { calls: [call("outline")] };
+        return { calls: [call("done", { success: true, message: "seen" })] };
+      }),
+      openaiResponses((r) => ({
+        elements: [
+          {
+            elementId: idOfLine(promptOf(r), 'textbox "Email"'),
+            description: "Email",
+            method: "fill",
+            arguments: ["%email%"],
+          },
+        ],
+      })),
+    );
+    const client = await open("agent/signup.html");
+    const page = client.context.activePage()!;
+    const box = (await page.locator("input[name=email]").boundingBox())!;
+    await client.agent().execute({ instruction: "Fill and look", variables: { email: EMAIL } });
+
+    const steps = model.requestsTo("/responses").filter((r) => Array.isArray(r.body.tools));
+    // Step 3 (after the screenshot) carries the image in a user message after the tool results.
+    const input = steps[2]!.body.input as {
+      role?: string;
+      content?: { type: string; image_url?: string }[];
+    }[];
+    const image = input
+      .filter((m) => m.role === "user")
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .find((c) => c.type === "input_image")!;
+    expect(image.image_url).toMatch(/^data:image\/png;base64,/);
+    // The field's middle is Playwright's mask colour (magenta), not the typed text.
+    const pixel = await page.evaluate(
+      async ({ url, x, y }) => {
+        const img = new Image();
+        img.src = url;
+        await img.decode();
+        const canvas = document.createElement("canvas");
+        canvas.width = img.width;
+        canvas.height = img.height;
+        const g = canvas.getContext("2d")!;
+        g.drawImage(img, 0, 0);
+        return [...g.getImageData(x, y, 1, 1).data];
+      },
+      { url: image.image_url!, x: Math.round(box.x + 8), y: Math.round(box.y + box.height / 2) },
+    );
+    expect(pixel.slice(0, 3)).toEqual([255, 0, 255]);
+    // The marks are gone from the page; the next step no longer carries the old image.
+    expect(
+      await page.evaluate(() => document.querySelectorAll("[data-wayfarer-mask]").length),
+    ).toBe(0);
+    expect(JSON.stringify(steps[3]!.body.input)).not.toContain("input_image");
+    expect(JSON.stringify(steps[3]!.body.input)).toContain("earlier screenshots, left out");
   });
 });

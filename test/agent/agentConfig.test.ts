@@ -150,7 +150,15 @@ describe("agent configuration", () => {
     const client = await open("agent/search.html");
     const page = client.context.activePage()!;
     const box = await page.locator("#q").boundingBox();
+    let at: { x: number; y: number } | null = null;
+    let steps = 0;
     model.use(
+      // Where the cursor is while the model chooses the step after act.
+      http.post("https://api.openai.com/v1/responses", async ({ request }) => {
+        const body = (await request.clone().json()) as { tools?: unknown };
+        if (body.tools && ++steps === 2) at = await cursorPosition(page);
+        return undefined;
+      }),
       openaiAgent((turn) =>
         turn.history.length === 0
           ? { calls: [call("act", { action: "type green into the search field" })] }
@@ -158,9 +166,10 @@ describe("agent configuration", () => {
       ),
     );
     await client.agent().execute({ instruction: "Type green", highlightCursor: true });
-    const at = await cursorPosition(page);
     expect(at!.x).toBeCloseTo(box!.x + box!.width / 2, 0);
     expect(at!.y).toBeCloseTo(box!.y + box!.height / 2, 0);
+    // The run takes it off the page when it ends.
+    expect(await cursorPosition(page)).toBeNull();
     // Without the option, no cursor is put on the page.
     await page.goto(server.url("agent/search.html"));
     await client.agent().execute("Type green");

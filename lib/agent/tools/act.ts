@@ -26,6 +26,7 @@ export default defineTool({
       },
       run.handlers,
     );
+    await run.newTabs.settled();
     const page = run.page();
     return {
       text: `${result.success ? "Done" : "Failed"}: ${result.message}. The page is now ${page.url()}`,

@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type { Context } from "../../browser/context.js";
 import type { NavigationAllowance } from "../../browser/navigationPolicy.js";
+import type { NewTabs } from "../../browser/newTabs.js";
 import type { Page } from "../../browser/page.js";
 import type { ActSettings } from "../../handlers/act.js";
 import type { Logger } from "../../log.js";
@@ -27,6 +28,10 @@ export interface AgentRun {
   /** Navigations refused while a tool ran (URL and reason), told to the model with its result. */
   refused: string[];
   search: SearchBackend | undefined;
+  /** Tabs an action opened: awaited before a tool reports where the page is. */
+  newTabs: NewTabs;
+  /** The caller's signal: tools that only wait stop at it; others finish their step. */
+  stop: AbortSignal | undefined;
   logger: Logger;
 }
 

@@ -13,9 +13,11 @@ export default defineTool({
       .describe("What was done, with the answer the task asked for; or why it could not be done"),
   }),
   async execute({ success, message }, run) {
+    // Finishing needs no page: the last tab may have been closed.
+    const pageUrl = run.context.activePage()?.url();
     return {
       text: "Finished.",
-      action: { taskCompleted: success, action: message, pageUrl: run.page().url() },
+      action: { taskCompleted: success, action: message, pageUrl },
       finish: { success, message },
     };
   },

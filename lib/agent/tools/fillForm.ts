@@ -38,17 +38,24 @@ export default defineTool({
       deadline,
       "act",
     );
-    if (found.length !== fields.length) {
+    // Each element is paired with its field by the value the model gave it, never by position:
+    // a password must not land in the field next to it.
+    const left = [...found];
+    const pairs = fields.map((field) => {
+      const i = left.findIndex((a) => a.arguments?.[0] === field.value);
+      return i === -1 ? undefined : left.splice(i, 1)[0];
+    });
+    const missing = fields.filter((_, i) => !pairs[i]).map((f) => f.field);
+    if (missing.length) {
       const seen = found.map((a) => a.description).join(", ") || "none";
       throw new Error(
-        `found ${found.length} of the ${fields.length} fields (${seen}); fill the missing ones one by one with act`,
+        `could not tell which element is ${missing.map((m) => `"${m}"`).join(", ")} (found: ${seen}); nothing was filled; fill them one by one with act`,
       );
     }
     const report: string[] = [];
     let failures = 0;
     for (const [i, field] of fields.entries()) {
-      // Our values, not the model's echo of them: paired by the order the fields were asked in.
-      const action: Action = { ...found[i]!, method: "fill", arguments: [field.value] };
+      const action: Action = { ...pairs[i]!, method: "fill", arguments: [field.value] };
       const result = await act(
         run.context,
         action,
@@ -58,6 +65,7 @@ export default defineTool({
       if (!result.success) failures++;
       report.push(`${field.field}: ${result.success ? "filled" : `failed (${result.message})`}`);
     }
+    await run.newTabs.settled();
     return {
       text: `${failures ? `${failures} field(s) failed` : "All fields filled"}.\n${report.join("\n")}`,
       action: {

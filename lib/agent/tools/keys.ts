@@ -20,9 +20,11 @@ export default defineTool({
       if (deadline.signal.aborted) break;
       await page.keyboard.press(key);
     }
+    await run.newTabs.settled();
+    const now = run.page().playwrightPage;
     return {
       text: `Pressed ${keys.join(", ")}`,
-      action: { action: `press ${keys.join(" ")}`, pageUrl: page.url() },
+      action: { action: `press ${keys.join(" ")}`, pageUrl: now.url() },
     };
   },
 });

@@ -8,10 +8,12 @@ export default defineTool({
   inputSchema: z.object({
     seconds: z.number().positive().max(30).describe("How long to wait, in seconds (at most 30)"),
   }),
-  async execute({ seconds }, _run, deadline) {
-    // The tool's own time limit bounds the wait too.
+  async execute({ seconds }, run, deadline) {
+    // The tool's own time limit bounds the wait, and the caller's stop ends it: nothing to undo.
     const ms = Math.min(seconds * 1000, deadline.remaining());
-    await sleep(ms, deadline.signal);
-    return { text: `Waited ${Math.round(ms)} ms`, action: { action: `wait ${seconds} s` } };
+    const started = Date.now();
+    await sleep(ms, run.stop ? AbortSignal.any([deadline.signal, run.stop]) : deadline.signal);
+    const waited = Date.now() - started;
+    return { text: `Waited ${waited} ms`, action: { action: `wait ${seconds} s` } };
   },
 });
