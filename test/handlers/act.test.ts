@@ -227,12 +227,14 @@ describe("act keeps variable values to itself", () => {
         method: "fill",
         arguments: ["%phone%"],
       },
-      { variables: { phone } },
+      // "Phone" is given too but never typed: the page's own word must stay.
+      { variables: { phone, label: "Phone" } },
     );
     expect(result.success).toBe(true);
     const { pageText } = await client.extract();
     expect(pageText).not.toContain(phone);
     expect(pageText).toMatch(/textbox "Phone" value="%phone%"/);
+    expect(pageText).not.toContain("%label%");
   });
 
   it("refuses an empty instruction, naming it", async () => {

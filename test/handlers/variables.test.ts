@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { fillVariables, hideVariables } from "../../lib/handlers/performAction.js";
+
+describe("variables in text", () => {
+  const variables = { email: "ada@example.com", q: "green tea&co", pin: { value: 4321 } };
+
+  it("hides each value as its token, also as a URL writes it", () => {
+    const text =
+      "typed ada@example.com; url ?e=ada%40example.com&q=green+tea%26co or green%20tea%26co; pin 4321";
+    expect(hideVariables(text, variables)).toBe(
+      "typed %email%; url ?e=%email%&q=%q% or %q%; pin %pin%",
+    );
+  });
+
+  it("leaves one-character values alone, and text without values as it is", () => {
+    expect(hideVariables("a b c", { x: "b" })).toBe("a b c");
+    expect(hideVariables("nothing here", variables)).toBe("nothing here");
+  });
+
+  it("fills tokens from the variables and refuses an unknown one, naming it", () => {
+    expect(fillVariables("%email% / %pin%", variables)).toBe("ada@example.com / 4321");
+    expect(() => fillVariables("%nope%", variables)).toThrow(/no variable "nope"/);
+  });
+});
