@@ -4,7 +4,6 @@
  */
 import type { Context } from "../browser/context.js";
 import { guardNavigations, navigationRefusal } from "../browser/navigationPolicy.js";
-import { watchNewTabs } from "../browser/newTabs.js";
 import type { ActSettings } from "../handlers/act.js";
 import { pageFor } from "../handlers/pageSnapshot.js";
 import type { Logger } from "../log.js";
@@ -127,7 +126,7 @@ export class Agent<Streaming extends boolean = false> {
             (url, reason) => run.refused.push(`${url} (${reason})`),
           )
         : undefined;
-      run.newTabs = await watchNewTabs(context.playwrightContext);
+      run.newTabs = await context.newTabs();
       const title = await start.playwrightPage.title().catch(() => "");
       logger.info("agent", "run started", {
         instruction: options.instruction,
@@ -160,7 +159,6 @@ export class Agent<Streaming extends boolean = false> {
       throw logger.redactor.error(error);
     } finally {
       await lift?.();
-      await run.newTabs.stop();
       if (options.highlightCursor) await removeCursor(context.activePage());
     }
   }

@@ -11,6 +11,7 @@ import { watchCrashes } from "./crashes.js";
 import { settleDialogs } from "./dialogs.js";
 import { ownSession } from "./frameSessions.js";
 import { networkActivity } from "./networkActivity.js";
+import { type NewTabs, NO_TABS, watchNewTabs } from "./newTabs.js";
 import { Page, type PageHooks } from "./page.js";
 
 export interface ContextSettings {
@@ -24,6 +25,7 @@ export class Context {
   private readonly wrapped = new WeakMap<PlaywrightPage, Page>();
   private readonly open: Page[] = [];
   private active: Page | undefined;
+  private tabs: Promise<NewTabs> | undefined;
 
   constructor(
     /** The Playwright context underneath. */
@@ -45,6 +47,15 @@ export class Context {
       await this.sized(p);
     }
     this.active ??= this.open[0];
+  }
+
+  /**
+   * Tabs being opened, watched from the first call on (a browser-wide CDP session, so not before
+   * an action needs it): after an action, `settled()` waits for the tabs it opened.
+   */
+  newTabs(): Promise<NewTabs> {
+    this.tabs ??= watchNewTabs(this.playwrightContext).catch(() => NO_TABS);
+    return this.tabs;
   }
 
   pages(): Page[] {

@@ -13,11 +13,11 @@ export interface NewTabs {
   stop(): Promise<void>;
 }
 
-const NONE: NewTabs = { settled: async () => {}, stop: async () => {} };
+export const NO_TABS: NewTabs = { settled: async () => {}, stop: async () => {} };
 
 export async function watchNewTabs(context: BrowserContext): Promise<NewTabs> {
   const browser = context.browser();
-  if (!browser) return NONE;
+  if (!browser) return NO_TABS;
   const session = await browser.newBrowserCDPSession();
   const pending = new Set<string>();
   let listening = false;

@@ -55,7 +55,11 @@ export async function act(
       if (!action) {
         return failed(`No element matches "${given}"; nothing was done.`, String(given), []);
       }
-      return attempt(action, page, options, settings, deadline);
+      // Watched before acting: a tab the action opens is the active page when act returns.
+      const tabs = await context.newTabs();
+      const outcome = await attempt(action, page, options, settings, deadline);
+      await tabs.settled(Math.min(NEW_TAB_WAIT_MS, deadline.remaining()));
+      return outcome;
     }),
   );
   const { page: _page, variables, ...recorded } = options;
@@ -70,6 +74,9 @@ export async function act(
   );
   return result;
 }
+
+/** The longest act waits for a tab its action opened to arrive. */
+const NEW_TAB_WAIT_MS = 2_000;
 
 const ActionInstruction = z
   .string()

@@ -4,7 +4,7 @@ import type { LogLine } from "../../lib/log.js";
 import { useClients } from "../support/clients.js";
 import { useBrowserProfile } from "../support/env.js";
 import { failure } from "../support/failure.js";
-import { promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
 import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -235,6 +235,27 @@ describe("act keeps variable values to itself", () => {
     expect(pageText).not.toContain(phone);
     expect(pageText).toMatch(/textbox "Phone" value="%phone%"/);
     expect(pageText).not.toContain("%label%");
+  });
+
+  it("returns with the tab its click opened as the active page", async () => {
+    model.use(
+      openaiResponses((r) => ({
+        elements: [
+          {
+            elementId: idOfLine(promptOf(r), 'link "Green tea in a new tab"'),
+            description: "the link",
+            method: "click",
+            arguments: [],
+          },
+        ],
+      })),
+    );
+    const client = await open("agent/links.html");
+    const result = await client.act("open green tea in a new tab");
+    expect(result.success).toBe(true);
+    expect(client.context.pages()).toHaveLength(2);
+    expect(client.context.activePage()!.url()).toBe(server.url("agent/item.html?id=green"));
+    expect((await client.extract()).pageText).toContain("Shizuoka");
   });
 
   it("refuses an empty instruction, naming it", async () => {

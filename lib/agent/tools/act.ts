@@ -26,7 +26,7 @@ export default defineTool({
       },
       run.handlers,
     );
-    await run.newTabs.settled();
+    // act waited for a tab its click opened: that is the page now.
     const page = run.page();
     return {
       text: `${result.success ? "Done" : "Failed"}: ${result.message}. The page is now ${page.url()}`,

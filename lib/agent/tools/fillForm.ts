@@ -65,7 +65,6 @@ export default defineTool({
       if (!result.success) failures++;
       report.push(`${field.field}: ${result.success ? "filled" : `failed (${result.message})`}`);
     }
-    await run.newTabs.settled();
     return {
       text: `${failures ? `${failures} field(s) failed` : "All fields filled"}.\n${report.join("\n")}`,
       action: {
