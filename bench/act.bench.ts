@@ -11,6 +11,7 @@ import { z } from "zod";
 import { Client } from "../lib/index.js";
 import { idOfLine, promptOf } from "../test/support/llm/modelServer.js";
 import { openaiResponses } from "../test/support/llm/openai.js";
+import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -47,11 +48,6 @@ const client = new Client({
   disablePino: true,
   model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench" },
 });
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 // Each call starts on a quiet page: the previous call's click changed the DOM, and a capture
 // right after a change waits (up to 100 ms) for it to settle, which is not what is measured.
 const time = async (work: () => Promise<unknown>) => {

@@ -13,6 +13,7 @@ import { setupServer } from "msw/node";
 import { Client } from "../lib/index.js";
 import { asModelRequest } from "../test/support/llm/modelServer.js";
 import { teaAgent, teaExecutionModel } from "../test/support/llm/teaAgent.js";
+import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
@@ -40,11 +41,6 @@ const client = new Client({
   disablePino: true,
   model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench" },
 });
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 try {
   await client.init();

@@ -18,6 +18,7 @@ import { resolveExecutable } from "../lib/browser/executable.js";
 import { resolveJob } from "../lib/job/definition.js";
 import { runJob } from "../lib/job/runJob.js";
 import { shopModel } from "../test/support/llm/shopModel.js";
+import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -60,12 +61,6 @@ async function playwrightOnce(url: string): Promise<string> {
     await browser.close();
   }
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 const mode = process.argv[2];
 if (mode === "once-wayfarer" || mode === "once-playwright") {

@@ -13,6 +13,7 @@ import { resolveExecutable } from "../lib/browser/executable.js";
 import { buildCommandLine } from "../lib/browser/launchArgs.js";
 import { Client } from "../lib/index.js";
 import { LocalBrowserLaunchOptionsSchema } from "../lib/options.js";
+import { median } from "./median.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 
@@ -87,12 +88,6 @@ async function persistentBaseline(): Promise<Phases> {
   const t3 = performance.now();
   return { start: t1 - t0, goto: t2 - t1, close: t3 - t2, total: t3 - t0 };
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 const contenders = [
   { name: "wayfarer Client", run: wayfarer, runs: [] as Phases[] },

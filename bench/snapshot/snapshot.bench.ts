@@ -10,6 +10,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { resolveExecutable } from "../../lib/browser/executable.js";
+import { median } from "../median.js";
 import {
   type Engine,
   installedVersion,
@@ -62,11 +63,6 @@ interface PageResult {
   memory?: SnapshotMemory;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
 const executable = await resolveExecutable({ headful: false });

@@ -19,14 +19,11 @@ const model = useModelServer();
 const clients = useClients();
 const KEY = "sk-agent-test-key-123456";
 
-async function open(file: string, options: Record<string, unknown> = {}) {
-  const client = await clients.open({
+const open = (file: string, options: Record<string, unknown> = {}) =>
+  clients.openOn(server.url(file), {
     model: { modelName: "openai/gpt-4.1-mini", apiKey: KEY },
     ...options,
   });
-  await client.context.activePage()!.goto(server.url(file));
-  return client;
-}
 
 describe("agent (dom mode)", () => {
   it("does a three-page task: searches, opens a result and reads a value from it", async () => {

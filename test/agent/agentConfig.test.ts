@@ -16,14 +16,11 @@ const model = useModelServer();
 const clients = useClients();
 const KEY = "sk-agent-config-key-123456";
 
-async function open(file: string, options: Record<string, unknown> = {}) {
-  const client = await clients.open({
+const open = (file: string, options: Record<string, unknown> = {}) =>
+  clients.openOn(server.url(file), {
     model: { modelName: "openai/gpt-4.1-mini", apiKey: KEY },
     ...options,
   });
-  await client.context.activePage()!.goto(server.url(file));
-  return client;
-}
 
 const finishAtOnce = openaiAgent(() => ({
   calls: [call("done", { success: true, message: "ok" })],

@@ -47,14 +47,11 @@ const addToCart = openaiResponses((r) => {
   };
 });
 
-async function open(file: string, options: Record<string, unknown> = {}) {
-  const client = await clients.open({
+const open = (file: string, options: Record<string, unknown> = {}) =>
+  clients.openOn(server.url(file), {
     model: { modelName: "openai/gpt-4.1-mini", apiKey: KEY },
     ...options,
   });
-  await client.context.activePage()!.goto(server.url(file));
-  return client;
-}
 const cart = (client: Awaited<ReturnType<typeof open>>) =>
   client.context.activePage()!.deepLocator("#cart").textContent();
 

@@ -46,6 +46,12 @@ export function useClients() {
       }
       return client;
     },
+    /** The same, with its first page at `url`. */
+    async openOn(url: string, options: Partial<V3Options> = {}): Promise<Client> {
+      const client = await this.open(options);
+      await client.context.activePage()!.goto(url);
+      return client;
+    },
   };
 }
 

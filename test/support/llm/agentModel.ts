@@ -107,18 +107,29 @@ function textOf(content: unknown): string {
   return "";
 }
 
+/** The turn a request carries, when its tools make it an agent step (its body read from a clone). */
+async function agentTurnOf(
+  request: Request,
+  isStep: (tools: string[]) => boolean,
+): Promise<AgentTurn | undefined> {
+  const body = (await request.clone().json()) as Record<string, unknown>;
+  const tools = Array.isArray(body.tools) ? (body.tools as { name?: string }[]) : [];
+  if (!isStep(tools.map((t) => String(t.name)))) return undefined;
+  return readAgentTurn({
+    method: request.method,
+    url: new URL(request.url),
+    headers: request.headers,
+    body,
+  });
+}
+
 export function openaiAgent(step: StepScript, baseURL = OPENAI): RequestHandler {
   let n = 0;
   return http.post(`${baseURL}/responses`, async ({ request }) => {
-    const body = (await request.clone().json()) as Record<string, unknown>;
-    if (!Array.isArray(body.tools) || body.tools.length === 0) return undefined;
-    const turn = readAgentTurn({
-      method: request.method,
-      url: new URL(request.url),
-      headers: request.headers,
-      body,
-    });
+    const turn = await agentTurnOf(request, (tools) => tools.length > 0);
+    if (!turn) return undefined;
     const answer = step(turn);
+    const body = turn.request.body;
     const output: unknown[] = [];
     if (answer.text) {
       output.push({
@@ -164,16 +175,11 @@ const ANTHROPIC = "https://api.anthropic.com/v1";
 export function anthropicAgent(step: StepScript, baseURL = ANTHROPIC): RequestHandler {
   let n = 0;
   return http.post(`${baseURL}/messages`, async ({ request }) => {
-    const body = (await request.clone().json()) as Record<string, unknown>;
-    const tools = (body.tools ?? []) as { name?: string }[];
-    if (!tools.some((t) => t.name !== "json")) return undefined;
-    const turn = readAgentTurn({
-      method: request.method,
-      url: new URL(request.url),
-      headers: request.headers,
-      body,
-    });
+    // Structured output offers only the `json` tool: not an agent step.
+    const turn = await agentTurnOf(request, (tools) => tools.some((t) => t !== "json"));
+    if (!turn) return undefined;
     const answer = step(turn);
+    const body = turn.request.body;
     const content: unknown[] = answer.text ? [{ type: "text", text: answer.text }] : [];
     for (const c of answer.calls) {
       content.push({ type: "tool_use", id: `toolu_${++n}`, name: c.name, input: c.input });
