@@ -6,6 +6,7 @@ import type { Context } from "../browser/context.js";
 import { guardNavigations, navigationRefusal } from "../browser/navigationPolicy.js";
 import type { ActSettings } from "../handlers/act.js";
 import { pageFor } from "../handlers/pageSnapshot.js";
+import { hideVariables } from "../handlers/performAction.js";
 import type { Logger } from "../log.js";
 import type { ModelClient } from "../model/modelClient.js";
 import {
@@ -33,6 +34,8 @@ export interface AgentDeps {
   logger: Logger;
   /** Values a run types are hidden in every later outline of the client. */
   rememberVariables(variables: Variables): void;
+  /** Values typed before the run (by act, or an earlier run): hidden from its start. */
+  typedVariables(): Variables;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -89,7 +92,7 @@ export class Agent<Streaming extends boolean = false> {
     if (options.page) context.setActivePage(pageFor(context, options.page));
     const models = this.deps.models.scoped({ operation: "agent" });
     const page = () => pageFor(context, undefined);
-    const used: Variables = {};
+    const used: Variables = { ...this.deps.typedVariables() };
     const run: AgentRun = {
       context,
       page,
@@ -133,8 +136,11 @@ export class Agent<Streaming extends boolean = false> {
         maxSteps: options.maxSteps,
       });
       const result = await runLoop({
-        task: logger.redactor.text(
-          taskMessage(options.instruction, { url: start.url(), title }, options.variables),
+        task: hideVariables(
+          logger.redactor.text(
+            taskMessage(options.instruction, { url: start.url(), title }, options.variables),
+          ),
+          used,
         ),
         system: agentSystemPrompt(this.config.systemPrompt),
         maxSteps: options.maxSteps,
@@ -159,7 +165,9 @@ export class Agent<Streaming extends boolean = false> {
       throw logger.redactor.error(error);
     } finally {
       await lift?.();
-      if (options.highlightCursor) await removeCursor(context.activePage());
+      if (options.highlightCursor) {
+        await Promise.all(context.pages().map((p) => removeCursor(p)));
+      }
     }
   }
 }

@@ -84,8 +84,16 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
     if (reasoning) s.emit({ type: "text", step, text: reasoning });
     conversation.addAssistant(answer.messages);
     if (!answer.toolCalls.length) {
-      // A model that answers in words instead of calling done has finished all the same.
-      finish = { success: true, message: reasoning ?? "" };
+      // A model that answers in words instead of calling done has finished all the same; one
+      // that said nothing, or was cut off, has not succeeded.
+      const cut = answer.finishReason === "length" || answer.finishReason === "content-filter";
+      finish =
+        reasoning && !cut
+          ? { success: true, message: reasoning }
+          : {
+              success: false,
+              message: `The model ended its turn without calling a tool${reasoning ? "" : " or saying anything"} (finish reason: ${answer.finishReason})${reasoning ? `: ${reasoning}` : "."}`,
+            };
       actions.push({ type: "message", reasoning, taskCompleted: true, timeMs: 0 });
       stoppedBy = "text";
       total.addSum(spent);

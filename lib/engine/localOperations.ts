@@ -83,6 +83,7 @@ export class LocalOperations {
       handlers: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },
       logger: this.logger,
       rememberVariables: (v) => Object.assign(this.typedVariables, v),
+      typedVariables: () => this.typedVariables,
     });
   }
 

@@ -75,6 +75,9 @@ export async function act(
   return result;
 }
 
+/** The methods that put a value into the page. */
+const TYPING_METHODS = new Set(["fill", "type", "press", "selectOptionFromDropdown"]);
+
 /** The longest act waits for a tab its action opened to arrive. */
 const NEW_TAB_WAIT_MS = 2_000;
 
@@ -193,9 +196,10 @@ function failed(message: string, actionDescription: string, actions: Action[]): 
   return { success: false, message, actionDescription, actions };
 }
 
-/** The variables whose `%name%` the action's arguments carry. */
+/** The variables whose `%name%` the arguments of a typing action carry. */
 function usedBy(action: Action, variables: Variables | undefined): Variables {
   const used: Variables = {};
+  if (!TYPING_METHODS.has(action.method ?? "click")) return used;
   for (const arg of action.arguments ?? []) {
     for (const [, name] of arg.matchAll(/%(\w+)%/g)) {
       if (variables && name && Object.hasOwn(variables, name)) used[name] = variables[name]!;

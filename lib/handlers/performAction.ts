@@ -10,20 +10,33 @@ import type { Deadline } from "../timeout.js";
 
 /**
  * Replaces every variable's value in `text` by its `%name%` token (values of 2+ characters),
- * also as a URL writes it (`a%40b.c`, `green+tea`): a typed value often ends up in a query.
+ * also as URLs write it (`a%40b.c`, `green+tea`, `x%21`, lower-case hex): a typed value often
+ * ends up in a query.
  */
 export function hideVariables(text: string, variables: Variables | undefined): string {
   let out = text;
   const values = Object.entries(variables ?? {})
-    .flatMap(([name, v]) => {
-      const value = String(typeof v === "object" ? v.value : v);
-      const encoded = encodeURIComponent(value);
-      return [value, encoded, encoded.replace(/%20/g, "+")].map((form) => [name, form] as const);
-    })
+    .flatMap(([name, v]) =>
+      urlForms(String(typeof v === "object" ? v.value : v)).map((form) => [name, form] as const),
+    )
     .filter(([, value]) => value.length >= 2)
     .sort((a, b) => b[1].length - a[1].length);
   for (const [name, value] of values) out = out.split(value).join(`%${name}%`);
   return out;
+}
+
+/** A value as it is, and as encodeURIComponent, a form submission, RFC 3986 and lower-case hex write it. */
+function urlForms(value: string): string[] {
+  const component = encodeURIComponent(value);
+  const form = new URLSearchParams({ v: value }).toString().slice(2);
+  // RFC 3986 strict, as many encoders write it: !'()* escaped too, space as %20.
+  const strict = component.replace(
+    /[!'()*~]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  const forms = [value, component, component.replace(/%20/g, "+"), form, strict];
+  const lower = forms.map((f) => f.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()));
+  return [...new Set([...forms, ...lower])];
 }
 
 /** The value of each `%name%` token in `text`; an unknown name is an error, not a guess. */

@@ -78,6 +78,8 @@ export interface ToolCallRequest {
 
 export interface ConverseAnswer {
   text: string;
+  /** Why the model stopped: "stop", "tool-calls", "length", "content-filter", … */
+  finishReason: string;
   toolCalls: ToolCallRequest[];
   /** The assistant's turn, to append to the conversation. */
   messages: ModelMessage[];
@@ -183,6 +185,7 @@ export class ModelClient implements Models {
       this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
       return {
         text: result.text,
+        finishReason: result.finishReason,
         toolCalls,
         // Only the assistant's turn: the SDK also answers calls it could not parse with its
         // own tool results, and the caller answers every call itself.

@@ -365,6 +365,45 @@ describe("agent: pages, tabs and words", () => {
     expect((await client.metrics).agentPromptTokens).toBe(OPENAI_USAGE.input);
   });
 
+  it("does not count an empty answer as success", async () => {
+    model.use(openaiAgent(() => ({ calls: [] })));
+    const client = await open("agent/search.html");
+    const result = await client.agent().execute("What is the answer?");
+    expect(result).toMatchObject({ success: false, completed: true });
+    expect(result.message).toMatch(/without calling a tool or saying anything/);
+  });
+
+  it("hides a value typed before the run (by act) from its first message on", async () => {
+    const SECRET = "teasecret42";
+    model.use(openaiAgent(() => ({ calls: [call("outline")] })));
+    const client = await open("agent/search.html");
+    const variables = { q: SECRET };
+    await client.act(
+      { selector: "#q", description: "search", method: "fill", arguments: ["%q%"] },
+      { variables },
+    );
+    await client.act({ selector: "button[type=submit]", description: "Search", method: "click" });
+    await client.context.activePage()!.playwrightPage.waitForURL(/results/);
+    const result = await client.agent().execute({ instruction: "Read", maxSteps: 2 });
+    const seen = JSON.stringify([model.requests().map((r) => r.body), result]);
+    expect(seen).not.toContain(SECRET);
+    expect(seen).toContain("results.html?q=%q%");
+  });
+
+  it("opens a page with a short toolTimeout (goto keeps only part of it in reserve)", async () => {
+    model.use(
+      openaiAgent((turn) =>
+        turn.history.length === 0
+          ? { calls: [call("goto", { url: server.url("agent/item.html?id=black") })] }
+          : { calls: [call("done", { success: true, message: String(turn.history[0]!.output) })] },
+      ),
+    );
+    const client = await open("agent/search.html");
+    const result = await client.agent().execute({ instruction: "Open", toolTimeout: 1_000 });
+    expect(result.message).toContain("Opened");
+    expect(client.context.activePage()!.url()).toBe(server.url("agent/item.html?id=black"));
+  });
+
   it("works on the tab an action opened (target=_blank)", async () => {
     model.use(
       openaiAgent((turn) => {

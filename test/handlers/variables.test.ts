@@ -12,6 +12,13 @@ describe("variables in text", () => {
     );
   });
 
+  it("hides the forms a browser's form submission writes, in either hex case", () => {
+    const vars = { pw: "hunter2!x (a)~'" };
+    const submitted = new URLSearchParams({ q: vars.pw }).toString();
+    expect(hideVariables(`?${submitted}`, vars)).toBe("?q=%pw%");
+    expect(hideVariables("?q=hunter2%21x%20%28a%29%7e%27", vars)).toBe("?q=%pw%");
+  });
+
   it("leaves one-character values alone, and text without values as it is", () => {
     expect(hideVariables("a b c", { x: "b" })).toBe("a b c");
     expect(hideVariables("nothing here", variables)).toBe("nothing here");

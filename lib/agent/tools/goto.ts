@@ -20,7 +20,7 @@ export default defineTool({
       .goto(url, {
         waitUntil: "domcontentloaded",
         // A moment is kept to stop a load that never ends, so that later steps can read the page.
-        timeout: Math.max(1, deadline.remaining() - 1_000),
+        timeout: Math.max(1, deadline.remaining() - Math.min(1_000, deadline.remaining() / 4)),
       })
       .catch(async (error: unknown) => {
         await stopLoading(pw);

@@ -20,7 +20,7 @@ export default defineTool({
       if (deadline.signal.aborted) break;
       await page.keyboard.press(key);
     }
-    await run.newTabs.settled();
+    await run.newTabs.settled(Math.min(2_000, deadline.remaining()));
     const now = run.page().playwrightPage;
     return {
       text: `Pressed ${keys.join(", ")}`,
