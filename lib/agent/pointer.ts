@@ -1,0 +1,122 @@
+/**
+ * Input at a point of the screenshot, for the coordinate tools and the computer-use modes:
+ * every point is mapped back to the viewport by the screen it was named in.
+ */
+import type { Page as PlaywrightPage } from "playwright-core";
+import { type Screen, toViewport } from "./screen.js";
+
+export type MouseButton = "left" | "right" | "middle";
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export async function clickAt(
+  page: PlaywrightPage,
+  screen: Screen,
+  at: Point,
+  options: { button?: MouseButton; clickCount?: number } = {},
+): Promise<void> {
+  const p = toViewport(screen, at.x, at.y);
+  await page.mouse.click(p.x, p.y, {
+    button: options.button ?? "left",
+    clickCount: options.clickCount ?? 1,
+  });
+}
+
+export async function moveTo(page: PlaywrightPage, screen: Screen, at: Point): Promise<void> {
+  const p = toViewport(screen, at.x, at.y);
+  await page.mouse.move(p.x, p.y);
+}
+
+/** Presses at the first point, moves through the others, releases at the last. */
+export async function dragAlong(
+  page: PlaywrightPage,
+  screen: Screen,
+  path: Point[],
+): Promise<void> {
+  const [start, ...rest] = path;
+  if (!start || !rest.length) throw new Error("a drag needs a start and an end point");
+  await moveTo(page, screen, start);
+  await page.mouse.down();
+  for (const point of rest) {
+    const p = toViewport(screen, point.x, point.y);
+    await page.mouse.move(p.x, p.y, { steps: 5 });
+  }
+  await page.mouse.up();
+}
+
+/** Presses at a point and holds for `ms` (a long press). */
+export async function holdAt(
+  page: PlaywrightPage,
+  screen: Screen,
+  at: Point,
+  ms: number,
+): Promise<void> {
+  await moveTo(page, screen, at);
+  await page.mouse.down();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  await page.mouse.up();
+}
+
+/** Scrolls what is under a point by (dx, dy) CSS pixels. */
+export async function scrollAt(
+  page: PlaywrightPage,
+  screen: Screen,
+  at: Point,
+  delta: { dx: number; dy: number },
+): Promise<void> {
+  await moveTo(page, screen, at);
+  await page.mouse.wheel(delta.dx, delta.dy);
+}
+
+/** Key names as models write them ("ctrl", "Return", "PageDown") → Playwright's. */
+export function keyName(key: string): string {
+  const k = key.trim();
+  const map: Record<string, string> = {
+    ctrl: "Control",
+    control: "Control",
+    cmd: "Meta",
+    command: "Meta",
+    super: "Meta",
+    meta: "Meta",
+    win: "Meta",
+    alt: "Alt",
+    option: "Alt",
+    shift: "Shift",
+    return: "Enter",
+    enter: "Enter",
+    esc: "Escape",
+    escape: "Escape",
+    space: "Space",
+    tab: "Tab",
+    backspace: "Backspace",
+    delete: "Delete",
+    del: "Delete",
+    up: "ArrowUp",
+    down: "ArrowDown",
+    left: "ArrowLeft",
+    right: "ArrowRight",
+    arrowup: "ArrowUp",
+    arrowdown: "ArrowDown",
+    arrowleft: "ArrowLeft",
+    arrowright: "ArrowRight",
+    pageup: "PageUp",
+    page_up: "PageUp",
+    pagedown: "PageDown",
+    page_down: "PageDown",
+    home: "Home",
+    end: "End",
+  };
+  return map[k.toLowerCase()] ?? (k.length === 1 ? k : k);
+}
+
+/** A chord written "ctrl+a" or ["CTRL", "A"] as Playwright's "Control+a". */
+export function chord(keys: string | string[]): string {
+  const parts = Array.isArray(keys) ? keys : keys.split("+");
+  return parts
+    .map((k) => keyName(k))
+    .map((k) => (k.length === 1 ? k.toLowerCase() : k))
+    .join("+");
+}
