@@ -140,10 +140,10 @@ export class UnsupportedModelError extends ServiceError {
   constructor(
     readonly modelName: string,
     readonly supported: readonly string[],
-    options: ServiceErrorOptions = {},
+    options: ServiceErrorOptions & { operation?: string; supportedLabel?: string } = {},
   ) {
     super(
-      `Model ${modelName} is not supported for this operation. Supported: ${supported.join(", ") || "none"}.`,
+      `Model ${modelName} is not supported for ${options.operation ?? "this operation"}. ${options.supportedLabel ?? "Supported"}: ${supported.join(", ") || "none"}.`,
       options,
     );
   }

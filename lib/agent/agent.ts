@@ -4,6 +4,7 @@
  */
 import type { Context } from "../browser/context.js";
 import { guardNavigations, navigationRefusal } from "../browser/navigationPolicy.js";
+import { ServiceError } from "../errors.js";
 import type { ActSettings } from "../handlers/act.js";
 import { pageFor } from "../handlers/pageSnapshot.js";
 import { hideVariables } from "../handlers/performAction.js";
@@ -87,6 +88,9 @@ export class Agent<Streaming extends boolean = false> {
       "agent.execute",
     );
     const context = this.deps.context();
+    if (this.config.mode === "cua") {
+      throw new ServiceError('agent mode "cua" is not available in this version yet');
+    }
     const search = options.useSearch ? searchBackendFromEnv(this.deps.env) : undefined;
     for (const secret of search?.secrets ?? []) logger.redactor.add(secret);
     if (options.page) context.setActivePage(pageFor(context, options.page));
@@ -142,13 +146,16 @@ export class Agent<Streaming extends boolean = false> {
           ),
           used,
         ),
-        system: agentSystemPrompt(this.config.systemPrompt),
+        system: agentSystemPrompt(this.config.mode, this.config.systemPrompt),
         maxSteps: options.maxSteps,
         toolTimeout: options.toolTimeout,
         signal: options.signal,
         model: this.config.model,
         models,
-        tools: toolsFor({ useSearch: search !== undefined }),
+        tools: toolsFor({
+          mode: this.config.mode === "hybrid" ? "hybrid" : "dom",
+          useSearch: search !== undefined,
+        }),
         run,
         // Values typed so far: hidden wherever they show up again (a value never typed cannot).
         variables: used,

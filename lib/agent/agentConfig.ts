@@ -2,8 +2,9 @@
  * agent(config): the config checked once, the deprecated fields turned into what replaced
  * them (each with a warning), and the mode chosen.
  */
-import { ServiceError } from "../errors.js";
+import { UnsupportedModelError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { type AgentMode, agentModesOf, labelOfConfig } from "../model/capabilities.js";
 import type { ModelConfiguration } from "../model/config.js";
 import { type AgentConfig, AgentConfigSchema, parseInput } from "../options.js";
 
@@ -17,9 +18,17 @@ export interface ResolvedAgentConfig {
   stream: boolean;
 }
 
+/** The client's own model, which the agent uses when its config names none. */
+export interface ClientModel {
+  model: ModelConfiguration | undefined;
+  /** A custom AI SDK model: its abilities cannot be read from a name. */
+  custom: boolean;
+}
+
 export function resolveAgentConfig(
   input: AgentConfig | undefined,
   logger: Logger,
+  client: ClientModel = { model: undefined, custom: false },
 ): ResolvedAgentConfig {
   const config = parseInput(AgentConfigSchema.optional(), input, "agent.config") ?? {};
   if (config.cua !== undefined) {
@@ -34,11 +43,7 @@ export function resolveAgentConfig(
     model = withProvider(model, config.provider);
   }
   const mode = config.mode ?? (config.cua ? "cua" : "dom");
-  if (mode !== "dom") {
-    throw new ServiceError(
-      `agent mode "${mode}" is not available in this version yet; use mode "dom" (the default).`,
-    );
-  }
+  checkMode(mode, model, client);
   return {
     mode,
     model,
@@ -58,4 +63,32 @@ function withProvider(
     return { ...model, modelName: `${provider}/${model.modelName}` };
   }
   return model;
+}
+
+/** A model that cannot run the mode is refused now, naming the modes it can run. */
+function checkMode(
+  mode: AgentMode,
+  own: ModelConfiguration | undefined,
+  client: ClientModel,
+): void {
+  const model = own ?? client.model;
+  if (own === undefined && client.custom) {
+    if (mode === "cua") {
+      throw new UnsupportedModelError("the llmClient", ["dom", "hybrid"], {
+        operation:
+          'agent mode "cua" (it needs a provider\'s computer-use protocol: name the model in agent({ model }))',
+        supportedLabel: "Modes it can run",
+      });
+    }
+    return;
+  }
+  // No model at all: said by the first model call, as everywhere else.
+  if (model === undefined) return;
+  const modes = agentModesOf(model);
+  if (!modes.includes(mode)) {
+    throw new UnsupportedModelError(labelOfConfig(model), modes, {
+      operation: `agent mode "${mode}"`,
+      supportedLabel: "Modes it can run",
+    });
+  }
 }

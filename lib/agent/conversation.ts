@@ -24,8 +24,12 @@ export interface ToolResultEntry {
 
 export class Conversation {
   readonly messages: ModelMessage[] = [];
-  /** Cuts the latest outlines and screenshots to a line, once newer ones arrive. */
-  private shorten: (() => void)[] = [];
+  /**
+   * Cuts the latest results of a kind to a line once newer ones of that kind arrive: outlines
+   * by outlines, screenshots by screenshots (a screenshot must outlive the outline read after
+   * it: coordinates are named in it).
+   */
+  private shorten = new Map<string, (() => void)[]>();
 
   constructor(task: string) {
     this.messages.push({ role: "user", content: task });
@@ -55,11 +59,13 @@ export class Conversation {
           ]),
         }
       : undefined;
-    const fresh: (() => void)[] = [];
+    const fresh = new Map<string, (() => void)[]>();
+    const add = (kind: string, cut: () => void) =>
+      fresh.set(kind, [...(fresh.get(kind) ?? []), cut]);
     for (const [i, r] of results.entries()) {
-      if (!r.perishable || r.error) continue;
+      if (!r.perishable || r.error || r.image) continue;
       const part = parts[i]!;
-      fresh.push(() => {
+      add(r.toolName, () => {
         part.output = {
           type: "text",
           value: `(an earlier ${r.toolName} result, left out: the page may have changed since; call ${r.toolName} again to see it now)`,
@@ -67,13 +73,13 @@ export class Conversation {
       });
     }
     if (imageMessage) {
-      fresh.push(() => {
+      add("screenshot", () => {
         imageMessage.content = "(earlier screenshots, left out)";
       });
     }
-    if (fresh.length) {
-      for (const cut of this.shorten) cut();
-      this.shorten = fresh;
+    for (const [kind, cuts] of fresh) {
+      for (const cut of this.shorten.get(kind) ?? []) cut();
+      this.shorten.set(kind, cuts);
     }
     this.messages.push({ role: "tool", content: parts });
     if (imageMessage) this.messages.push(imageMessage);

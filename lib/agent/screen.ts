@@ -62,18 +62,21 @@ export async function captureScreen(
   const own = await ownSession(page, page.mainFrame());
   if (!own) throw new Error("the page has no session to capture it through");
   // The clip is in document coordinates (hence the scroll offsets); the output is clip size ×
-  // scale × device scale factor, so dividing by the latter makes it the screen's size.
-  const { data } = await own.session.send("Page.captureScreenshot", {
-    format: "png",
-    clip: {
-      x: view.scrollX,
-      y: view.scrollY,
-      width: view.width,
-      height: view.height,
-      scale: screen.width / view.width / view.dpr,
-    },
-  });
-  return { image: Buffer.from(data, "base64"), screen };
+  // scale × the device scale factor the renderer uses, so dividing by it gives the screen's
+  // size. A renderer whose factor differs from the page's (an emulation set by another
+  // session) shows in the image's size: captured again at the corrected scale.
+  const capture = async (scale: number) => {
+    const { data } = await own.session.send("Page.captureScreenshot", {
+      format: "png",
+      clip: { x: view.scrollX, y: view.scrollY, width: view.width, height: view.height, scale },
+    });
+    return Buffer.from(data, "base64");
+  };
+  const scale = screen.width / view.width / view.dpr;
+  let image = await capture(scale);
+  const width = image.readUInt32BE(16);
+  if (width !== screen.width) image = await capture((scale * screen.width) / width);
+  return { image, screen };
 }
 
 /** A point of the screenshot as a CSS pixel of the viewport. */

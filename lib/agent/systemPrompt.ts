@@ -1,5 +1,8 @@
 /** What the agent's model is told about its job, before the caller's own systemPrompt. */
-export function agentSystemPrompt(custom: string | undefined): string {
+export function agentSystemPrompt(
+  mode: "dom" | "hybrid" | "cua",
+  custom: string | undefined,
+): string {
   const lines = [
     "You are a browser agent: you do the user's task in a real web browser by calling tools, one step at a time.",
     "Read the page with outline before acting on it, and again after an action that changes the page, to check what happened.",
@@ -8,6 +11,11 @@ export function agentSystemPrompt(custom: string | undefined): string {
     "If a tool fails, read its error and try another way. Do not repeat the same failing call.",
     "When the task is done, or cannot be done, call done once, with the answer the task asked for in its message.",
   ];
+  if (mode === "hybrid") {
+    lines.push(
+      "What the outline cannot reach (a canvas, a map, a custom widget) you can see with screenshot and act on by its position: clickAt, doubleClickAt, typeAt, dragAt, scrollAt, holdAt, fillFormAt. Positions are in pixels of the latest screenshot; each of these tools answers with a new one.",
+    );
+  }
   return custom ? `${lines.join("\n")}\n\n${custom}` : lines.join("\n");
 }
 

@@ -77,7 +77,8 @@ export class LocalOperations {
   }
 
   agent(config: AgentConfig | undefined, context: () => Context): Agent<boolean> {
-    return new Agent(resolveAgentConfig(config, this.logger), {
+    const client = { model: this.options.model, custom: this.options.llmClient !== undefined };
+    return new Agent(resolveAgentConfig(config, this.logger, client), {
       context,
       models: this.models,
       handlers: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },

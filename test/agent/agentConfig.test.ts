@@ -84,9 +84,36 @@ describe("agent configuration", () => {
     expect(lines.find((l) => l.message.includes("cua is deprecated"))?.message).toContain(
       'mode "dom" is given and wins',
     );
-    // cua alone asks for the cua mode, which is not built yet: said at once, nothing run.
-    expect(() => client.agent({ cua: true })).toThrow(/mode "cua" is not available/);
-    expect(() => client.agent({ mode: "hybrid" })).toThrow(/mode "hybrid" is not available/);
+    // cua alone asks for the cua mode, which this model cannot run: said at once, nothing run.
+    expect(() => client.agent({ cua: true })).toThrow(
+      'Model openai/gpt-4.1-mini is not supported for agent mode "cua". Modes it can run: dom, hybrid.',
+    );
+  });
+
+  it("refuses a mode the model cannot run, naming the modes it can", async () => {
+    const client = await open("agent/search.html");
+    const fail = (config: Parameters<typeof client.agent>[0]) => {
+      try {
+        client.agent(config);
+      } catch (error) {
+        return error as Error & { supported?: string[] };
+      }
+      return undefined;
+    };
+    expect(fail({ mode: "cua", model: "openai/gpt-4.1" })).toMatchObject({
+      name: "UnsupportedModelError",
+      supported: ["dom", "hybrid"],
+    });
+    expect(fail({ mode: "hybrid", model: "openai/gpt-3.5-turbo" })).toMatchObject({
+      name: "UnsupportedModelError",
+      supported: ["dom"],
+      message: expect.stringContaining('agent mode "hybrid"'),
+    });
+    expect(fail({ mode: "cua", model: "anthropic/claude-sonnet-4-5" })).toBeUndefined();
+    expect(fail({ mode: "cua", model: "openai/computer-use-preview" })).toBeUndefined();
+    expect(fail({ mode: "hybrid", model: "google/gemini-2.5-flash" })).toBeUndefined();
+    // A custom llmClient is taken at its word for dom and hybrid, never for cua.
+    expect(model.requests()).toHaveLength(0);
   });
 
   it("names the field and what was expected for bad config or options", async () => {

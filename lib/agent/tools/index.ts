@@ -3,17 +3,24 @@
  */
 import act from "./act.js";
 import back from "./back.js";
+import clickAt from "./clickAt.js";
 import type { AgentTool } from "./defineTool.js";
 import done from "./done.js";
+import doubleClickAt from "./doubleClickAt.js";
+import dragAt from "./dragAt.js";
 import extract from "./extract.js";
 import fillForm from "./fillForm.js";
+import fillFormAt from "./fillFormAt.js";
 import goto from "./goto.js";
+import holdAt from "./holdAt.js";
 import keys from "./keys.js";
 import outline from "./outline.js";
 import screenshot from "./screenshot.js";
 import scroll from "./scroll.js";
+import scrollAt from "./scrollAt.js";
 import search from "./search.js";
 import think from "./think.js";
+import typeAt from "./typeAt.js";
 import wait from "./wait.js";
 
 const DOM_TOOLS = [
@@ -31,6 +38,10 @@ const DOM_TOOLS = [
   done,
 ];
 
-export function toolsFor(options: { useSearch: boolean }): AgentTool[] {
-  return options.useSearch ? [...DOM_TOOLS, search] : DOM_TOOLS;
+/** Acting by points of a screenshot, for hybrid mode. */
+const COORDINATE_TOOLS = [clickAt, doubleClickAt, typeAt, dragAt, scrollAt, holdAt, fillFormAt];
+
+export function toolsFor(options: { mode: "dom" | "hybrid"; useSearch: boolean }): AgentTool[] {
+  const tools = options.mode === "hybrid" ? [...DOM_TOOLS, ...COORDINATE_TOOLS] : DOM_TOOLS;
+  return options.useSearch ? [...tools, search] : tools;
 }

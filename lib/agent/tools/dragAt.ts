@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { dragAlong } from "../pointer.js";
+import { afterAction, screenNow } from "./coordinates.js";
+import { defineTool } from "./defineTool.js";
+
+const Point = z.object({ x: z.number().min(0), y: z.number().min(0) });
+
+export default defineTool({
+  name: "dragAt",
+  description:
+    "Press at one point of the latest screenshot, move to another (through optional points between) and release: drag a slider, move a piece, draw.",
+  inputSchema: z.object({
+    path: z
+      .array(Point)
+      .min(2)
+      .max(50)
+      .describe(
+        "Points in pixels of the latest screenshot: where to press, [points on the way], where to release",
+      ),
+  }),
+  async execute({ path }, run) {
+    await dragAlong(run.page().playwrightPage, await screenNow(run), path);
+    const from = path[0]!;
+    const to = path[path.length - 1]!;
+    return afterAction(run, `Dragged from (${from.x}, ${from.y}) to (${to.x}, ${to.y})`, {
+      action: `drag ${from.x},${from.y} → ${to.x},${to.y}`,
+    });
+  },
+});

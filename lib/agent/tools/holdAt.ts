@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { holdAt } from "../pointer.js";
+import { afterAction, PointSchema, screenNow } from "./coordinates.js";
+import { defineTool } from "./defineTool.js";
+
+export default defineTool({
+  name: "holdAt",
+  description: "Press and hold the mouse at a point of the latest screenshot (a long press).",
+  inputSchema: z.object({
+    ...PointSchema,
+    seconds: z.number().positive().max(10).default(1).describe("How long to hold, in seconds"),
+  }),
+  async execute({ x, y, seconds }, run, deadline) {
+    const ms = Math.min(seconds * 1000, deadline.remaining());
+    await holdAt(run.page().playwrightPage, await screenNow(run), { x, y }, ms);
+    return afterAction(run, `Held at (${x}, ${y}) for ${Math.round(ms)} ms`, {
+      action: `hold at ${x},${y}`,
+    });
+  },
+});

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { scrollAt } from "../pointer.js";
+import { afterAction, PointSchema, screenNow } from "./coordinates.js";
+import { defineTool } from "./defineTool.js";
+
+export default defineTool({
+  name: "scrollAt",
+  description:
+    "Scroll whatever is under a point of the latest screenshot (a list, a map, the page).",
+  inputSchema: z.object({
+    ...PointSchema,
+    direction: z.enum(["up", "down", "left", "right"]).describe("Which way to scroll"),
+    amount: z
+      .number()
+      .positive()
+      .max(5_000)
+      .default(400)
+      .describe("How far, in pixels of the screenshot (400 by default)"),
+  }),
+  async execute({ x, y, direction, amount }, run) {
+    const screen = await screenNow(run);
+    // The amount is in screenshot pixels: scaled like a point.
+    const css = (amount * screen.cssWidth) / screen.width;
+    const delta = {
+      dx: direction === "left" ? -css : direction === "right" ? css : 0,
+      dy: direction === "up" ? -css : direction === "down" ? css : 0,
+    };
+    await scrollAt(run.page().playwrightPage, screen, { x, y }, delta);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return afterAction(run, `Scrolled ${direction} at (${x}, ${y})`, {
+      action: `scroll ${direction} ${amount} at ${x},${y}`,
+    });
+  },
+});

@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { fillVariables } from "../../handlers/performAction.js";
+import { clickAt } from "../pointer.js";
+import { afterAction, markTyped, PointSchema, screenNow } from "./coordinates.js";
+import { defineTool } from "./defineTool.js";
+
+export default defineTool({
+  name: "typeAt",
+  description:
+    "Click at a point of the latest screenshot, then type text there (a field drawn on a canvas, a custom editor).",
+  inputSchema: z.object({
+    ...PointSchema,
+    text: z.string().describe("The text to type; a %name% token for a variable's value"),
+    pressEnter: z.boolean().default(false).describe("Press Enter after typing"),
+  }),
+  async execute({ x, y, text, pressEnter }, run) {
+    const page = run.page().playwrightPage;
+    const value = fillVariables(text, run.variables);
+    markTyped(run, text);
+    await clickAt(page, await screenNow(run), { x, y });
+    await page.keyboard.type(value);
+    if (pressEnter) await page.keyboard.press("Enter");
+    return afterAction(run, `Typed ${text} at (${x}, ${y})`, { action: `type at ${x},${y}` });
+  },
+});

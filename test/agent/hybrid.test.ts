@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import type { Client } from "../../lib/index.js";
+import { useClients } from "../support/clients.js";
+import { type AgentTurn, call, openaiAgent } from "../support/llm/agentModel.js";
+import { useModelServer } from "../support/llm/modelServer.js";
+import { centreOf, type Image, latestImageIn } from "../support/png.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const server = useStaticServer();
+const model = useModelServer();
+const clients = useClients();
+const KEY = "sk-hybrid-test-key-123456";
+
+/** The grey track's right end on the knob's row: where the slider is full. */
+function trackEnd(image: Image, y: number): { x: number; y: number } {
+  let end = 0;
+  for (let x = 0; x < image.width; x++) {
+    const o = (Math.round(y) * image.width + x) * 4;
+    if (image.pixels[o] === 0x99 && image.pixels[o + 1] === 0x99 && image.pixels[o + 2] === 0x99) {
+      end = x;
+    }
+  }
+  return { x: end, y };
+}
+
+/**
+ * The scripted model looks at the screenshots it is sent: it clicks the red target's middle,
+ * reads the page, drags the blue knob to the end of the grey track, reads again, finishes.
+ */
+const canvasModel = openaiAgent((turn: AgentTurn) => {
+  const done = turn.history.map((h) => h.name);
+  const image = latestImageIn(turn.request.body);
+  if (!done.includes("screenshot")) return { calls: [call("screenshot")] };
+  if (!done.includes("clickAt")) {
+    const red = centreOf(image!, [255, 0, 0])!;
+    return { calls: [call("clickAt", { x: red.x, y: red.y })] };
+  }
+  if (done.at(-1) === "clickAt") return { calls: [call("outline")] };
+  if (!done.includes("think")) {
+    // Noted before the next outline replaces this one in the conversation.
+    const status = turn.history.at(-1)!.output!.match(/Red pressed at \d+,\d+/)?.[0] ?? "no press";
+    return { calls: [call("think", { thought: status })] };
+  }
+  if (!done.includes("dragAt")) {
+    const knob = centreOf(image!, [0, 0, 255])!;
+    return { calls: [call("dragAt", { path: [knob, trackEnd(image!, knob.y)] })] };
+  }
+  if (done.at(-1) === "dragAt") return { calls: [call("outline")] };
+  const pressed = turn.history.find((h) => h.name === "think")!.input.thought;
+  const slider = turn.history.at(-1)!.output!.match(/Slider at \d+%/)?.[0] ?? "no slide";
+  return { calls: [call("done", { success: true, message: `${pressed}; ${slider}` })] };
+});
+
+async function runOnCanvas(client: Client) {
+  model.use(canvasModel);
+  const result = await client
+    .agent({ mode: "hybrid" })
+    .execute("Press the red button, then slide the blue knob all the way right");
+  const [pressed, slider] = result.message.split("; ");
+  const [dx, dy] = pressed!.replace("Red pressed at ", "").split(",").map(Number);
+  return { result, dx: dx!, dy: dy!, slider };
+}
+
+describe("agent, hybrid mode", () => {
+  it("operates a canvas only coordinates can reach", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "openai/gpt-4.1", apiKey: KEY },
+    });
+    const { result, dx, dy, slider } = await runOnCanvas(client);
+    expect(result.success).toBe(true);
+    // The red target is 60×44: its middle is (30, 22), to within the rounding of a pixel.
+    expect(Math.abs(dx - 30)).toBeLessThanOrEqual(1);
+    expect(Math.abs(dy - 22)).toBeLessThanOrEqual(1);
+    expect(slider).toBe("Slider at 100%");
+    // The model was offered the coordinate tools, and shown a screenshot after each action.
+    const tools = model.requestsTo("/responses")[0]!.body.tools as { name: string }[];
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        "clickAt",
+        "dragAt",
+        "typeAt",
+        "scrollAt",
+        "holdAt",
+        "fillFormAt",
+        "doubleClickAt",
+      ]),
+    );
+  });
+
+  it("maps points back exactly at device scale factor 2 with a viewport scaled down to fit", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "openai/gpt-4.1", apiKey: KEY },
+    });
+    const pw = client.context.activePage()!.playwrightPage;
+    const cdp = await pw.context().newCDPSession(pw);
+    await cdp.send("Emulation.setDeviceMetricsOverride", {
+      width: 1600,
+      height: 1000,
+      deviceScaleFactor: 2,
+      mobile: false,
+    });
+    expect(await pw.evaluate(() => [innerWidth, devicePixelRatio])).toEqual([1600, 2]);
+    const { result, dx, dy, slider } = await runOnCanvas(client);
+    // The model saw 1280×800 (1600×1000 CSS pixels at 0.8), not 3200×2000 device pixels.
+    const step2 = model.requestsTo("/responses")[1]!;
+    const image = latestImageIn(step2.body)!;
+    expect([image.width, image.height]).toEqual([1280, 800]);
+    expect(result.success).toBe(true);
+    expect(Math.abs(dx - 30)).toBeLessThanOrEqual(1);
+    expect(Math.abs(dy - 22)).toBeLessThanOrEqual(1);
+    expect(slider).toBe("Slider at 100%");
+    await cdp.detach();
+  });
+});
