@@ -275,6 +275,15 @@ export const AgentExecuteOptionsSchema = z.strictObject({
     .optional(),
   /** Library only: the page to start on; the active page when absent. */
   page: PageOptionSchema.optional(),
+  /**
+   * Library only (cua): asked when the provider raises safety checks before an action; true
+   * acknowledges them and the action runs. Without it, or on false, the run stops.
+   */
+  onSafetyCheck: z
+    .custom<
+      (checks: { id: string; code?: string; message?: string }[]) => boolean | Promise<boolean>
+    >((v) => typeof v === "function", { error: "expected a function" })
+    .optional(),
 });
 export type AgentExecuteOptions = z.input<typeof AgentExecuteOptionsSchema>;
 

@@ -4,7 +4,6 @@
  */
 import type { Context } from "../browser/context.js";
 import { guardNavigations, navigationRefusal } from "../browser/navigationPolicy.js";
-import { ServiceError } from "../errors.js";
 import type { ActSettings } from "../handlers/act.js";
 import { pageFor } from "../handlers/pageSnapshot.js";
 import { hideVariables } from "../handlers/performAction.js";
@@ -21,6 +20,8 @@ import type { ResolvedAgentConfig } from "./agentConfig.js";
 import { pointAt, removeCursor } from "./cursor.js";
 import { type AgentEvent, EventChannel } from "./events.js";
 import { runLoop } from "./loop.js";
+import { captureMasked } from "./maskedCapture.js";
+import { screenFor } from "./screen.js";
 import { agentSystemPrompt, taskMessage } from "./systemPrompt.js";
 import type { AgentRun } from "./tools/defineTool.js";
 import { toolsFor } from "./tools/index.js";
@@ -88,9 +89,6 @@ export class Agent<Streaming extends boolean = false> {
       "agent.execute",
     );
     const context = this.deps.context();
-    if (this.config.mode === "cua") {
-      throw new ServiceError('agent mode "cua" is not available in this version yet');
-    }
     const search = options.useSearch ? searchBackendFromEnv(this.deps.env) : undefined;
     for (const secret of search?.secrets ?? []) logger.redactor.add(secret);
     if (options.page) context.setActivePage(pageFor(context, options.page));
@@ -117,6 +115,8 @@ export class Agent<Streaming extends boolean = false> {
       refused: [],
       search,
       stop: options.signal,
+      pointer: { at: { x: 0, y: 0 } },
+      onSafetyCheck: options.onSafetyCheck,
       newTabs: { settled: async () => {}, stop: async () => {} },
       logger,
     };
@@ -139,7 +139,11 @@ export class Agent<Streaming extends boolean = false> {
         instruction: options.instruction,
         maxSteps: options.maxSteps,
       });
+      const cua = this.config.mode === "cua";
+      const screen = cua ? await captureMasked(start.playwrightPage, options.variables) : undefined;
       const result = await runLoop({
+        screenshot: screen?.image,
+        computerScreen: cua ? () => screenFor(page().playwrightPage) : undefined,
         task: hideVariables(
           logger.redactor.text(
             taskMessage(options.instruction, { url: start.url(), title }, options.variables),
@@ -152,10 +156,7 @@ export class Agent<Streaming extends boolean = false> {
         signal: options.signal,
         model: this.config.model,
         models,
-        tools: toolsFor({
-          mode: this.config.mode === "hybrid" ? "hybrid" : "dom",
-          useSearch: search !== undefined,
-        }),
+        tools: toolsFor({ mode: this.config.mode, useSearch: search !== undefined }),
         run,
         // Values typed so far: hidden wherever they show up again (a value never typed cannot).
         variables: used,

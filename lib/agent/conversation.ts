@@ -18,6 +18,10 @@ export interface ToolResultEntry {
   toolName: string;
   text: string;
   image?: Buffer;
+  /** The image inside the result itself (computer-use protocols), not in a user message. */
+  imageInResult?: boolean;
+  /** Safety checks acknowledged, for the provider (OpenAI's computer_call_output). */
+  acknowledged?: { id: string; code?: string; message?: string }[];
   error?: boolean;
   perishable?: boolean;
 }
@@ -31,8 +35,25 @@ export class Conversation {
    */
   private shorten = new Map<string, (() => void)[]>();
 
-  constructor(task: string) {
-    this.messages.push({ role: "user", content: task });
+  constructor(task: string, screenshot?: Buffer) {
+    if (!screenshot) {
+      this.messages.push({ role: "user", content: task });
+      return;
+    }
+    // A screen-driven model starts from what the screen shows.
+    const message: UserMessage = {
+      role: "user",
+      content: [
+        { type: "text", text: task },
+        { type: "image", image: screenshot.toString("base64"), mediaType: "image/png" },
+      ],
+    };
+    this.messages.push(message);
+    this.shorten.set("screenshot", [
+      () => {
+        message.content = task;
+      },
+    ]);
   }
 
   addAssistant(messages: ModelMessage[]): void {
@@ -46,10 +67,27 @@ export class Conversation {
         type: "tool-result",
         toolCallId: r.toolCallId,
         toolName: r.toolName,
-        output: r.error ? { type: "error-text", value: r.text } : { type: "text", value: r.text },
+        output: r.error
+          ? { type: "error-text", value: r.text }
+          : r.image && r.imageInResult
+            ? {
+                type: "content",
+                value: [
+                  { type: "text", text: r.text },
+                  { type: "image-data", data: r.image.toString("base64"), mediaType: "image/png" },
+                ],
+              }
+            : { type: "text", value: r.text },
+        ...(r.acknowledged?.length
+          ? {
+              providerOptions: {
+                wayfarer: { acknowledgedSafetyChecks: JSON.parse(JSON.stringify(r.acknowledged)) },
+              },
+            }
+          : {}),
       }),
     );
-    const images = results.filter((r) => r.image && !r.error);
+    const images = results.filter((r) => r.image && !r.error && !r.imageInResult);
     const imageMessage: UserMessage | undefined = images.length
       ? {
           role: "user",
@@ -63,9 +101,9 @@ export class Conversation {
     const add = (kind: string, cut: () => void) =>
       fresh.set(kind, [...(fresh.get(kind) ?? []), cut]);
     for (const [i, r] of results.entries()) {
-      if (!r.perishable || r.error || r.image) continue;
+      if (!r.perishable || r.error || (r.image && !r.imageInResult)) continue;
       const part = parts[i]!;
-      add(r.toolName, () => {
+      add(r.image ? "screenshot" : r.toolName, () => {
         part.output = {
           type: "text",
           value: `(an earlier ${r.toolName} result, left out: the page may have changed since; call ${r.toolName} again to see it now)`,

@@ -20,6 +20,10 @@ export const MODEL_STEP_TIMEOUT_MS = 90_000;
 
 export interface LoopSettings {
   task: string;
+  /** The screen a computer-use model starts from (cua). */
+  screenshot?: Buffer;
+  /** cua: the screen the provider's computer tool is declared for, each step. */
+  computerScreen?: () => Promise<{ width: number; height: number }>;
   system: string;
   maxSteps: number;
   toolTimeout: number;
@@ -33,15 +37,15 @@ export interface LoopSettings {
   emit: (event: AgentEvent) => void;
 }
 
-type StopReason = "done" | "text" | "maxSteps" | "aborted";
+type StopReason = "done" | "text" | "maxSteps" | "aborted" | (string & {});
 
 export async function runLoop(s: LoopSettings): Promise<AgentResult> {
-  const conversation = new Conversation(s.task);
+  const conversation = new Conversation(s.task, s.screenshot);
   const actions: AgentAction[] = [];
   const total = new UsageSum();
   const byName = new Map(s.tools.map((t) => [t.name, t]));
   const clean = <T>(value: T): T => scrub(value, s.variables, s.redactor);
-  let finish: { success: boolean; message: string } | undefined;
+  let finish: NonNullable<ToolOutput["finish"]> | undefined;
   let stoppedBy: StopReason = "maxSteps";
   let steps = 0;
 
@@ -59,13 +63,14 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         "agent",
         MODEL_STEP_TIMEOUT_MS,
         `the model to choose step ${step}`,
-        (deadline) =>
+        async (deadline) =>
           s.models.converse({
             operation: "agent",
             system: s.system,
             messages: conversation.messages,
             tools: s.tools,
             model: s.model,
+            computer: s.computerScreen ? await s.computerScreen() : undefined,
             signal: joined(deadline.signal, s.signal),
             onUsage: (u) => spent.add(u),
           }),
@@ -124,6 +129,8 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         toolName: call.toolName,
         text,
         image: outcome.ok ? outcome.output.image : undefined,
+        imageInResult: outcome.ok && outcome.output.imageInResult,
+        acknowledged: outcome.ok ? outcome.output.acknowledged : undefined,
         error: !outcome.ok,
         perishable: outcome.ok && outcome.output.perishable,
       });
@@ -149,7 +156,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       });
       if (outcome.ok && outcome.output.finish) {
         finish = clean(outcome.output.finish);
-        stoppedBy = "done";
+        stoppedBy = finish.stoppedBy ?? "done";
       }
     }
     conversation.addToolResults(results);
@@ -162,10 +169,10 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
   if (!finish && stoppedBy === "maxSteps" && s.signal?.aborted) stoppedBy = "aborted";
   return {
     success: finish?.success ?? false,
-    completed: finish !== undefined,
+    completed: finish ? (finish.completed ?? true) : false,
     message: finish?.message ?? stopMessage(stoppedBy, s),
     actions,
-    metadata: { steps, stoppedBy },
+    metadata: { ...finish?.metadata, steps, stoppedBy },
     usage: total.asAgentUsage(),
   };
 }

@@ -11,6 +11,7 @@ import {
   type ModelMessage,
   NoObjectGeneratedError,
   Output,
+  type Tool,
   tool,
 } from "ai";
 import type { z } from "zod";
@@ -18,6 +19,7 @@ import {
   LLMResponseError,
   MissingLLMConfigurationError,
   ServiceError,
+  UnsupportedModelError,
   ZodSchemaValidationError,
 } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -25,7 +27,7 @@ import type { Usage } from "../metrics.js";
 import { sleep } from "../timeout.js";
 import { inheritCredentials, type ModelConfiguration } from "./config.js";
 import type { InferenceLog } from "./inferenceLog.js";
-import { type ResolvedModel, resolveModel } from "./providers.js";
+import { computerToolFor, type ResolvedModel, resolveModel } from "./providers.js";
 import { retryDelay } from "./retries.js";
 
 export { MAX_RETRY_AFTER_MS, RETRY_DELAYS_MS, retryDelay } from "./retries.js";
@@ -60,6 +62,8 @@ export interface ToolSpec {
 /** One step of a conversation in which the model calls the tools offered, or answers in words. */
 export interface ConverseCall {
   operation: Operation;
+  /** Offer the provider's computer-use tool, named "computer", for a screen of this size. */
+  computer?: { width: number; height: number };
   system: string;
   messages: ModelMessage[];
   tools: ToolSpec[];
@@ -134,14 +138,25 @@ export class ModelClient implements Models {
 
   /** One step of a tool-calling conversation: the model's text and the tools it calls. */
   async converse(call: ConverseCall): Promise<ConverseAnswer> {
-    const { model, label } = this.choose(call.model);
+    const { model, label, config } = this.choose(call.model);
     const system = [call.system, this.settings.systemPrompt].filter(Boolean).join("\n\n");
-    const tools = Object.fromEntries(
+    const tools: Record<string, Tool> = Object.fromEntries(
       call.tools.map((t) => [
         t.name,
         tool({ description: t.description, inputSchema: t.inputSchema }),
       ]),
     );
+    if (call.computer) {
+      // The provider's own computer-use tool, for the screen the screenshots show.
+      const computer = config && computerToolFor(config, call.computer);
+      if (!computer) {
+        throw new UnsupportedModelError(label, ["dom", "hybrid"], {
+          operation: 'agent mode "cua"',
+          supportedLabel: "Modes it can run",
+        });
+      }
+      tools.computer = computer;
+    }
     const started = Date.now();
     const record = {
       operation: call.operation,
@@ -159,6 +174,7 @@ export class ModelClient implements Models {
           system,
           messages: call.messages,
           tools,
+          providerOptions: call.computer ? { wayfarer: { display: call.computer } } : undefined,
           // "auto": an answer in words is the model's way to finish (a forced choice throws
           // instead, and the tokens of that answer would go uncounted).
           toolChoice: "auto",
@@ -267,6 +283,8 @@ export class ModelClient implements Models {
   private choose(override: ModelConfiguration | undefined): {
     model: LanguageModel;
     label: string;
+    /** The configuration it came from; undefined for an llmClient. */
+    config?: ModelConfiguration;
   } {
     const { llmClient } = this.settings;
     if (override === undefined && llmClient) return { model: llmClient, label: labelOf(llmClient) };
@@ -279,7 +297,7 @@ export class ModelClient implements Models {
       for (const secret of resolved.secrets) this.settings.logger.redactor.add(secret);
       this.resolved.set(key, resolved);
     }
-    return { model: resolved.model, label: resolved.label };
+    return { model: resolved.model, label: resolved.label, config: configured };
   }
 
   private async withRetries<R>(

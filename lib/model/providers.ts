@@ -5,18 +5,20 @@
  * OpenAI-compatible server.
  */
 import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
-import { createAnthropic } from "@ai-sdk/anthropic";
+import { anthropic, createAnthropic } from "@ai-sdk/anthropic";
 import { createAzure } from "@ai-sdk/azure";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createVertex } from "@ai-sdk/google-vertex";
 import { createOpenAI } from "@ai-sdk/openai";
-import type { LanguageModel } from "ai";
+import { type LanguageModel, type Tool, tool } from "ai";
+import { z } from "zod";
 import {
   InvalidAISDKModelFormatError,
   MissingLLMConfigurationError,
   UnsupportedModelError,
 } from "../errors.js";
 import { secretHeaderValues, urlSecrets } from "../secrets.js";
+import { computerUseOf } from "./capabilities.js";
 import {
   type ModelConfig,
   type ModelConfiguration,
@@ -24,6 +26,7 @@ import {
   PROVIDERS,
   type ProviderName,
 } from "./config.js";
+import { openaiComputerUseModel } from "./openaiComputerUse.js";
 
 export interface ResolvedModel {
   /** `provider/model`, for logs, metrics and inference files. */
@@ -90,6 +93,11 @@ export function resolveModel(
       // environment, only one given in the configuration.
       const inferred = !config.provider && !config.modelName.startsWith(`${provider}/`);
       const apiKey = keep(keyFor(provider, config, inferred ? {} : env, baseURL));
+      // computer-use-preview speaks a protocol the AI SDK has no binding for: our own adapter.
+      if (provider === "openai" && /computer-use/.test(modelId)) {
+        const model = openaiComputerUseModel({ modelId, apiKey, baseURL, headers });
+        return { label, provider, secrets, model };
+      }
       const openai = createOpenAI({ apiKey, baseURL, headers });
       // Responses API by default; chat completions for endpoints that only have those.
       const chat = provider === "microsoft" || generic.openaiEndpointFormat === "chat";
@@ -122,6 +130,31 @@ export function resolveModel(
     default:
       throw new UnsupportedModelError(config.modelName, [...PROVIDERS]);
   }
+}
+
+/**
+ * The provider's computer-use tool for this model and display: Anthropic's versioned tool
+ * through the AI SDK; for OpenAI's computer-use models a placeholder our adapter turns into
+ * `computer_use_preview`. Undefined when the model speaks no such protocol.
+ */
+export function computerToolFor(
+  model: ModelConfiguration,
+  display: { width: number; height: number },
+): Tool | undefined {
+  const protocol = computerUseOf(model);
+  if (protocol?.provider === "anthropic") {
+    const size = { displayWidthPx: display.width, displayHeightPx: display.height };
+    if (protocol.version === "computer_20251124") return anthropic.tools.computer_20251124(size);
+    if (protocol.version === "computer_20241022") return anthropic.tools.computer_20241022(size);
+    return anthropic.tools.computer_20250124(size);
+  }
+  if (protocol?.provider === "openai") {
+    return tool({
+      description: "the computer (sent as computer_use_preview)",
+      inputSchema: z.looseObject({}),
+    });
+  }
+  return undefined;
 }
 
 /** `provider/model` → its parts; a bare name with a baseURL is an OpenAI-compatible server's. */

@@ -98,9 +98,10 @@ export function centreOf(
   return n ? { x: sx / n, y: sy / n } : undefined;
 }
 
-/** The latest PNG a model request carries (a data: URL anywhere in its body), decoded. */
+/** The latest PNG a model request carries (base64, as a data: URL or a field), decoded. */
 export function latestImageIn(body: unknown): Image | undefined {
-  const found = JSON.stringify(body).match(/data:image\/png;base64,([A-Za-z0-9+/=]+)/g);
+  // Every PNG starts with the same eight bytes, "iVBORw0KGgo" in base64.
+  const found = JSON.stringify(body).match(/iVBORw0KGgo[A-Za-z0-9+/=]+/g);
   const last = found?.at(-1);
-  return last ? decodePng(Buffer.from(last.split(",")[1]!, "base64")) : undefined;
+  return last ? decodePng(Buffer.from(last, "base64")) : undefined;
 }

@@ -13,6 +13,7 @@ import type { Logger } from "../../log.js";
 import type { ModelConfiguration } from "../../model/config.js";
 import type { AgentAction, Variables } from "../../options.js";
 import type { Deadline } from "../../timeout.js";
+import type { Pointer, SafetyCheck } from "../computerActions.js";
 import type { SearchBackend } from "../webSearch.js";
 
 /** What every tool of one run works with. */
@@ -30,6 +31,10 @@ export interface AgentRun {
   search: SearchBackend | undefined;
   /** Tabs an action opened: awaited before a tool reports where the page is. */
   newTabs: NewTabs;
+  /** Where the mouse is, for computer-use actions that name no point. */
+  pointer: Pointer;
+  /** Asked before an action the provider raised safety checks for; no answer means no. */
+  onSafetyCheck: ((checks: SafetyCheck[]) => boolean | Promise<boolean>) | undefined;
   /** The caller's signal: tools that only wait stop at it; others finish their step. */
   stop: AbortSignal | undefined;
   logger: Logger;
@@ -42,8 +47,19 @@ export interface ToolOutput {
   image?: Buffer;
   /** Fields of the AgentAction recorded for this call (type, timeMs and reasoning are added). */
   action?: Partial<AgentAction>;
-  /** Set by done: the run ends with this. */
-  finish?: { success: boolean; message: string };
+  /** Set by done (or a refused safety check): the run ends with this. */
+  finish?: {
+    success: boolean;
+    message: string;
+    /** Whether the task came to an end (default true); false when the run was cut short. */
+    completed?: boolean;
+    stoppedBy?: string;
+    metadata?: Record<string, unknown>;
+  };
+  /** The image goes inside the tool's result: where the computer-use protocols expect it. */
+  imageInResult?: boolean;
+  /** Safety checks the caller acknowledged, sent back with the result. */
+  acknowledged?: SafetyCheck[];
   /** Outlines and screenshots describe one moment: older ones are shortened in later steps. */
   perishable?: boolean;
 }

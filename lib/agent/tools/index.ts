@@ -4,6 +4,7 @@
 import act from "./act.js";
 import back from "./back.js";
 import clickAt from "./clickAt.js";
+import computer from "./computer.js";
 import type { AgentTool } from "./defineTool.js";
 import done from "./done.js";
 import doubleClickAt from "./doubleClickAt.js";
@@ -41,7 +42,12 @@ const DOM_TOOLS = [
 /** Acting by points of a screenshot, for hybrid mode. */
 const COORDINATE_TOOLS = [clickAt, doubleClickAt, typeAt, dragAt, scrollAt, holdAt, fillFormAt];
 
-export function toolsFor(options: { mode: "dom" | "hybrid"; useSearch: boolean }): AgentTool[] {
+export function toolsFor(options: {
+  mode: "dom" | "hybrid" | "cua";
+  useSearch: boolean;
+}): AgentTool[] {
+  // cua: the provider's computer tool alone; the model drives the screen its own way.
+  if (options.mode === "cua") return [computer];
   const tools = options.mode === "hybrid" ? [...DOM_TOOLS, ...COORDINATE_TOOLS] : DOM_TOOLS;
   return options.useSearch ? [...tools, search] : tools;
 }

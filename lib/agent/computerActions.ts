@@ -1,0 +1,251 @@
+/**
+ * The providers' computer-use actions, read into one vocabulary and performed on the page.
+ * OpenAI sends `{ action: { type: "click", x, y, button } }`; Anthropic sends
+ * `{ action: "left_click", coordinate: [x, y] }`. Points are in the screenshot's pixels.
+ */
+import type { Page as PlaywrightPage } from "playwright-core";
+import { z } from "zod";
+import {
+  chord,
+  clickAt,
+  dragAlong,
+  type MouseButton,
+  moveTo,
+  type Point,
+  scrollAt,
+} from "./pointer.js";
+import type { Screen } from "./screen.js";
+import { toViewport } from "./screen.js";
+
+export type ComputerAction =
+  | { kind: "click"; at: Point | undefined; button: MouseButton; count: number; modifier?: string }
+  | { kind: "move"; at: Point }
+  | { kind: "down" }
+  | { kind: "up" }
+  | { kind: "drag"; path: Point[] }
+  | { kind: "scroll"; at: Point | undefined; dx: number; dy: number }
+  | { kind: "type"; text: string }
+  | { kind: "keys"; keys: string[] }
+  | { kind: "holdKey"; key: string; ms: number }
+  | { kind: "wait"; ms: number }
+  | { kind: "screenshot" }
+  | { kind: "cursor" };
+
+export interface SafetyCheck {
+  id: string;
+  code?: string;
+  message?: string;
+}
+
+/** How far a "click" of Anthropic's scroll wheel moves, in screenshot pixels. */
+const SCROLL_CLICK_PX = 100;
+
+const OpenAIAction = z.looseObject({ type: z.string() });
+const OpenAIInput = z.looseObject({
+  action: OpenAIAction,
+  safety_checks: z
+    .array(
+      z.object({ id: z.string(), code: z.string().optional(), message: z.string().optional() }),
+    )
+    .default([]),
+});
+const Pair = z.tuple([z.number(), z.number()]);
+const AnthropicInput = z.looseObject({
+  action: z.string(),
+  coordinate: Pair.optional(),
+  start_coordinate: Pair.optional(),
+  text: z.string().optional(),
+  duration: z.number().optional(),
+  scroll_direction: z.enum(["up", "down", "left", "right"]).optional(),
+  scroll_amount: z.number().optional(),
+});
+
+/** The action a computer-use call asks for, and the safety checks that came with it. */
+export function readComputerCall(input: unknown): {
+  action: ComputerAction;
+  checks: SafetyCheck[];
+} {
+  const openai = OpenAIInput.safeParse(input);
+  if (openai.success)
+    return { action: fromOpenAI(openai.data.action), checks: openai.data.safety_checks };
+  const anthropic = AnthropicInput.safeParse(input);
+  if (anthropic.success) return { action: fromAnthropic(anthropic.data), checks: [] };
+  throw new Error(`not a computer action: ${JSON.stringify(input).slice(0, 200)}`);
+}
+
+function num(v: unknown): number {
+  return typeof v === "number" ? v : Number(v ?? 0);
+}
+
+function fromOpenAI(a: z.infer<typeof OpenAIAction>): ComputerAction {
+  const at = { x: num(a.x), y: num(a.y) };
+  switch (a.type) {
+    case "click": {
+      const b = String(a.button ?? "left");
+      const button: MouseButton =
+        b === "right" ? "right" : b === "wheel" || b === "middle" ? "middle" : "left";
+      return { kind: "click", at, button, count: 1 };
+    }
+    case "double_click":
+      return { kind: "click", at, button: "left", count: 2 };
+    case "move":
+      return { kind: "move", at };
+    case "drag":
+      return {
+        kind: "drag",
+        path: ((a.path ?? []) as { x: number; y: number }[]).map((p) => ({
+          x: num(p.x),
+          y: num(p.y),
+        })),
+      };
+    case "scroll":
+      return { kind: "scroll", at, dx: num(a.scroll_x), dy: num(a.scroll_y) };
+    case "type":
+      return { kind: "type", text: String(a.text ?? "") };
+    case "keypress":
+      return { kind: "keys", keys: [chord((a.keys ?? []) as string[])] };
+    case "wait":
+      return { kind: "wait", ms: 1_000 };
+    case "screenshot":
+      return { kind: "screenshot" };
+    default:
+      throw new Error(`unknown computer action "${a.type}"`);
+  }
+}
+
+function fromAnthropic(a: z.infer<typeof AnthropicInput>): ComputerAction {
+  const at = a.coordinate ? { x: a.coordinate[0], y: a.coordinate[1] } : undefined;
+  const click = (button: MouseButton, count: number): ComputerAction => ({
+    kind: "click",
+    at,
+    button,
+    count,
+    modifier: a.text ? chord(a.text) : undefined,
+  });
+  switch (a.action) {
+    case "left_click":
+      return click("left", 1);
+    case "right_click":
+      return click("right", 1);
+    case "middle_click":
+      return click("middle", 1);
+    case "double_click":
+      return click("left", 2);
+    case "triple_click":
+      return click("left", 3);
+    case "mouse_move":
+      if (!at) throw new Error("mouse_move needs a coordinate");
+      return { kind: "move", at };
+    case "left_mouse_down":
+      return { kind: "down" };
+    case "left_mouse_up":
+      return { kind: "up" };
+    case "left_click_drag": {
+      if (!a.start_coordinate || !at)
+        throw new Error("left_click_drag needs start_coordinate and coordinate");
+      return { kind: "drag", path: [{ x: a.start_coordinate[0], y: a.start_coordinate[1] }, at] };
+    }
+    case "scroll": {
+      const px = (a.scroll_amount ?? 3) * SCROLL_CLICK_PX;
+      const d = a.scroll_direction ?? "down";
+      return {
+        kind: "scroll",
+        at,
+        dx: d === "left" ? -px : d === "right" ? px : 0,
+        dy: d === "up" ? -px : d === "down" ? px : 0,
+      };
+    }
+    case "type":
+      return { kind: "type", text: a.text ?? "" };
+    case "key":
+      return {
+        kind: "keys",
+        keys: (a.text ?? "")
+          .split(" ")
+          .filter(Boolean)
+          .map((k) => chord(k)),
+      };
+    case "hold_key":
+      return { kind: "holdKey", key: chord(a.text ?? ""), ms: (a.duration ?? 1) * 1000 };
+    case "wait":
+      return { kind: "wait", ms: (a.duration ?? 1) * 1000 };
+    case "screenshot":
+      return { kind: "screenshot" };
+    case "cursor_position":
+      return { kind: "cursor" };
+    default:
+      throw new Error(`unknown computer action "${a.action}"`);
+  }
+}
+
+/** Where the mouse is, in screenshot pixels: kept across the calls of one run. */
+export interface Pointer {
+  at: Point;
+}
+
+/** Performs the action; text to type has had its %name% tokens filled by the caller. */
+export async function performComputerAction(
+  page: PlaywrightPage,
+  screen: Screen,
+  action: ComputerAction,
+  pointer: Pointer,
+  signal: AbortSignal,
+): Promise<string> {
+  switch (action.kind) {
+    case "click": {
+      const at = action.at ?? pointer.at;
+      if (action.modifier) await page.keyboard.down(action.modifier);
+      try {
+        await clickAt(page, screen, at, { button: action.button, clickCount: action.count });
+      } finally {
+        if (action.modifier) await page.keyboard.up(action.modifier);
+      }
+      pointer.at = at;
+      return `${action.count > 1 ? `${action.count}× ` : ""}${action.button} click at (${at.x}, ${at.y})`;
+    }
+    case "move":
+      await moveTo(page, screen, action.at);
+      pointer.at = action.at;
+      return `mouse at (${action.at.x}, ${action.at.y})`;
+    case "down":
+      await page.mouse.down();
+      return "mouse button down";
+    case "up":
+      await page.mouse.up();
+      return "mouse button up";
+    case "drag":
+      await dragAlong(page, screen, action.path);
+      pointer.at = action.path[action.path.length - 1] ?? pointer.at;
+      return `dragged along ${action.path.length} points`;
+    case "scroll": {
+      const at = action.at ?? pointer.at;
+      const f = screen.cssWidth / screen.width;
+      await scrollAt(page, screen, at, { dx: action.dx * f, dy: action.dy * f });
+      await new Promise((r) => setTimeout(r, 100));
+      return `scrolled (${action.dx}, ${action.dy}) at (${at.x}, ${at.y})`;
+    }
+    case "type":
+      await page.keyboard.type(action.text);
+      return "typed";
+    case "keys":
+      for (const k of action.keys) await page.keyboard.press(k);
+      return `pressed ${action.keys.join(" ")}`;
+    case "holdKey":
+      await page.keyboard.down(action.key);
+      await new Promise((r) => setTimeout(r, Math.min(action.ms, 10_000)));
+      await page.keyboard.up(action.key);
+      return `held ${action.key}`;
+    case "wait":
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(action.ms, 30_000));
+        signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+      });
+      return "waited";
+    case "screenshot":
+      return "screenshot";
+    case "cursor": {
+      const p = toViewport(screen, pointer.at.x, pointer.at.y);
+      return `the mouse is at (${pointer.at.x}, ${pointer.at.y}) (viewport ${Math.round(p.x)}, ${Math.round(p.y)})`;
+    }
+  }
+}

@@ -1,0 +1,219 @@
+import { describe, expect, it } from "vitest";
+import type { Client } from "../../lib/index.js";
+import { useClients } from "../support/clients.js";
+import {
+  anthropicComputerUse,
+  openaiComputerUse,
+  type ScreenAnswer,
+  type ScreenTurn,
+} from "../support/llm/computerUse.js";
+import { useModelServer } from "../support/llm/modelServer.js";
+import { centreOf, type Image } from "../support/png.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const server = useStaticServer();
+const model = useModelServer();
+const clients = useClients();
+
+function trackEnd(image: Image, y: number): { x: number; y: number } {
+  let end = 0;
+  for (let x = 0; x < image.width; x++) {
+    const o = (Math.round(y) * image.width + x) * 4;
+    if (image.pixels[o] === 0x99 && image.pixels[o + 1] === 0x99 && image.pixels[o + 2] === 0x99) {
+      end = x;
+    }
+  }
+  return { x: end, y };
+}
+
+/** What a computer-use model does on the canvas page, from the screenshot it is sent. */
+function canvasPlan(turn: ScreenTurn): {
+  click?: { x: number; y: number };
+  drag?: [{ x: number; y: number }, { x: number; y: number }];
+  done?: true;
+} {
+  if (turn.actionsSoFar === 0) {
+    const red = centreOf(turn.screen, [255, 0, 0])!;
+    return { click: { x: Math.round(red.x), y: Math.round(red.y) } };
+  }
+  if (turn.actionsSoFar === 1) {
+    const knob = centreOf(turn.screen, [0, 0, 255])!;
+    const end = trackEnd(turn.screen, knob.y);
+    return {
+      drag: [
+        { x: Math.round(knob.x), y: Math.round(knob.y) },
+        { x: end.x, y: Math.round(knob.y) },
+      ],
+    };
+  }
+  return { done: true };
+}
+
+const openaiCanvas = (turn: ScreenTurn): ScreenAnswer => {
+  const plan = canvasPlan(turn);
+  if (plan.click) return { action: { type: "click", button: "left", ...plan.click } };
+  if (plan.drag) return { action: { type: "drag", path: plan.drag } };
+  return { text: "Pressed the red button and moved the slider to the end." };
+};
+
+const anthropicCanvas = (turn: ScreenTurn): ScreenAnswer => {
+  const plan = canvasPlan(turn);
+  if (plan.click)
+    return { action: { action: "left_click", coordinate: [plan.click.x, plan.click.y] } };
+  if (plan.drag) {
+    const [from, to] = plan.drag;
+    return {
+      action: {
+        action: "left_click_drag",
+        start_coordinate: [from.x, from.y],
+        coordinate: [to.x, to.y],
+      },
+    };
+  }
+  return { text: "Pressed the red button and moved the slider to the end." };
+};
+
+const status = (client: Client) =>
+  client.context.activePage()!.playwrightPage.locator("#status").textContent();
+
+describe("agent, cua mode", () => {
+  it("drives the page through OpenAI's computer-use protocol", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "openai/computer-use-preview", apiKey: "sk-cua-openai-123456" },
+    });
+    const states: string[] = [];
+    model.use(
+      openaiComputerUse((turn) => {
+        return openaiCanvas(turn);
+      }),
+    );
+    const { fullStream, result } = client
+      .agent({ mode: "cua", stream: true })
+      .execute("Press the red button, then slide the knob all the way");
+    for await (const e of fullStream) {
+      if (e.type === "tool-result") states.push((await status(client)) ?? "");
+    }
+    const final = await result;
+    expect(final).toMatchObject({
+      success: true,
+      completed: true,
+      message: "Pressed the red button and moved the slider to the end.",
+    });
+    expect(states[0]).toMatch(/^Red pressed at (29|30|31),(21|22|23)$/);
+    expect(await status(client)).toBe("Slider at 100%");
+    const requests = model.requestsTo("/responses");
+    expect(requests).toHaveLength(3);
+    const first = requests[0]!.body;
+    expect(first.tools).toEqual([
+      {
+        type: "computer_use_preview",
+        display_width: 1280,
+        display_height: 720,
+        environment: "browser",
+      },
+    ]);
+    expect(first.truncation).toBe("auto");
+    // Each call's result goes back as a computer_call_output with the screenshot after it,
+    // after the call itself and the reasoning item that preceded it.
+    const second = requests[1]!.body.input as Record<string, unknown>[];
+    const types = second.map((i) => i.type ?? i.role);
+    expect(types).toEqual(["system", "user", "reasoning", "computer_call", "computer_call_output"]);
+    const output = second[4]!.output as { type: string; image_url: string };
+    expect(output.type).toBe("computer_screenshot");
+    expect(output.image_url).toMatch(/^data:image\/png;base64,iVBOR/);
+    expect(final.actions.map((a) => a.type)).toEqual(["computer", "computer", "message"]);
+    expect((await client.metrics).agentPromptTokens).toBeGreaterThan(0);
+  });
+
+  it("surfaces OpenAI's safety checks: not acknowledged, the run stops before the action", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "openai/computer-use-preview", apiKey: "sk-cua-openai-123456" },
+    });
+    const check = {
+      id: "sc_1",
+      code: "malicious_instructions",
+      message: "The page may be instructing you.",
+    };
+    model.use(
+      openaiComputerUse((turn) => {
+        const answer = openaiCanvas(turn);
+        return "action" in answer && turn.actionsSoFar === 0
+          ? { ...answer, safetyChecks: [check] }
+          : answer;
+      }),
+    );
+    const stopped = await client.agent({ mode: "cua" }).execute("Press the red button");
+    expect(stopped).toMatchObject({
+      success: false,
+      completed: false,
+      metadata: { stoppedBy: "safetyCheck", safetyChecks: [check] },
+    });
+    expect(stopped.message).toContain("malicious_instructions");
+    expect(await status(client)).toBe("Nothing pressed");
+  });
+
+  it("acts on OpenAI's safety checks when onSafetyCheck acknowledges them, and says so to the provider", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "openai/computer-use-preview", apiKey: "sk-cua-openai-123456" },
+    });
+    const check = { id: "sc_1", code: "irrelevant_domain", message: "Unexpected domain." };
+    model.use(
+      openaiComputerUse((turn) => {
+        const answer = openaiCanvas(turn);
+        return "action" in answer && turn.actionsSoFar === 0
+          ? { ...answer, safetyChecks: [check] }
+          : answer;
+      }),
+    );
+    const seen: unknown[] = [];
+    const result = await client.agent({ mode: "cua" }).execute({
+      instruction: "Press the red button, then slide the knob",
+      onSafetyCheck: (checks) => {
+        seen.push(...checks);
+        return true;
+      },
+    });
+    expect(result.success).toBe(true);
+    expect(seen).toEqual([check]);
+    const second = model.requestsTo("/responses")[1]!.body.input as Record<string, unknown>[];
+    expect(second.find((i) => i.type === "computer_call_output")).toMatchObject({
+      acknowledged_safety_checks: [check],
+    });
+    expect(await status(client)).toBe("Slider at 100%");
+  });
+
+  it("drives the page through Anthropic's computer-use tool", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "sk-ant-cua-123456" },
+    });
+    const states: string[] = [];
+    model.use(anthropicComputerUse(anthropicCanvas));
+    const { fullStream, result } = client
+      .agent({ mode: "cua", stream: true })
+      .execute("Press the red button, then slide the knob all the way");
+    for await (const e of fullStream) {
+      if (e.type === "tool-result") states.push((await status(client)) ?? "");
+    }
+    const final = await result;
+    expect(final).toMatchObject({ success: true, completed: true });
+    expect(states[0]).toMatch(/^Red pressed at (29|30|31),(21|22|23)$/);
+    expect(await status(client)).toBe("Slider at 100%");
+    const requests = model.requestsTo("api.anthropic.com");
+    const first = requests[0]!;
+    expect(first.body.tools).toEqual([
+      expect.objectContaining({
+        type: "computer_20250124",
+        name: "computer",
+        display_width_px: 1280,
+        display_height_px: 720,
+      }),
+    ]);
+    expect(first.headers.get("anthropic-beta")).toContain("computer-use");
+    // The result of each action is a tool_result carrying the screenshot.
+    const last = (
+      requests[1]!.body.messages as { content: { type: string; content?: { type: string }[] }[] }[]
+    ).at(-1)!;
+    const toolResult = last.content.find((c) => c.type === "tool_result")!;
+    expect(toolResult.content!.map((c) => c.type)).toEqual(["text", "image"]);
+  });
+});
