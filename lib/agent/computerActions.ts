@@ -29,7 +29,11 @@ export type ComputerAction =
   | { kind: "holdKey"; key: string; ms: number }
   | { kind: "wait"; ms: number }
   | { kind: "screenshot" }
-  | { kind: "cursor" };
+  | { kind: "cursor" }
+  | { kind: "typeAt"; at: Point; text: string; clear: boolean; enter: boolean }
+  | { kind: "navigate"; url: string }
+  | { kind: "back" }
+  | { kind: "forward" };
 
 export interface SafetyCheck {
   id: string;
@@ -60,11 +64,20 @@ const AnthropicInput = z.looseObject({
   scroll_amount: z.number().optional(),
 });
 
-/** The action a computer-use call asks for, and the safety checks that came with it. */
-export function readComputerCall(input: unknown): {
-  action: ComputerAction;
-  checks: SafetyCheck[];
-} {
+const GoogleInput = z.object({
+  google: z.object({ name: z.string(), args: z.record(z.string(), z.unknown()) }),
+});
+
+/**
+ * The action a computer-use call asks for, and the safety checks that came with it. `screen`
+ * turns Gemini's 0–999 grid into screenshot pixels.
+ */
+export function readComputerCall(
+  input: unknown,
+  screen: Screen,
+): { action: ComputerAction; checks: SafetyCheck[] } {
+  const google = GoogleInput.safeParse(input);
+  if (google.success) return fromGoogle(google.data.google.name, google.data.google.args, screen);
   const openai = OpenAIInput.safeParse(input);
   if (openai.success)
     return { action: fromOpenAI(openai.data.action), checks: openai.data.safety_checks };
@@ -111,6 +124,76 @@ function fromOpenAI(a: z.infer<typeof OpenAIAction>): ComputerAction {
     default:
       throw new Error(`unknown computer action "${a.type}"`);
   }
+}
+
+/** Gemini's points are on a 0–999 grid over the screenshot. */
+const GRID = 1000;
+
+function fromGoogle(
+  name: string,
+  args: Record<string, unknown>,
+  screen: Screen,
+): { action: ComputerAction; checks: SafetyCheck[] } {
+  const at = (x: unknown, y: unknown) => ({
+    x: (num(x) / GRID) * screen.width,
+    y: (num(y) / GRID) * screen.height,
+  });
+  const decision = args.safety_decision as { decision?: string; explanation?: string } | undefined;
+  const checks: SafetyCheck[] =
+    decision?.decision && decision.decision !== "regular" && decision.decision !== "allowed"
+      ? [{ id: "safety_decision", code: decision.decision, message: decision.explanation }]
+      : [];
+  const scrollBy = (direction: unknown, px: number) => ({
+    dx: direction === "left" ? -px : direction === "right" ? px : 0,
+    dy: direction === "up" ? -px : direction === "down" ? px : 0,
+  });
+  const action = ((): ComputerAction => {
+    switch (name) {
+      case "click_at":
+        return { kind: "click", at: at(args.x, args.y), button: "left", count: 1 };
+      case "hover_at":
+        return { kind: "move", at: at(args.x, args.y) };
+      case "type_text_at":
+        return {
+          kind: "typeAt",
+          at: at(args.x, args.y),
+          text: String(args.text ?? ""),
+          clear: args.clear_before_typing !== false,
+          enter: args.press_enter !== false,
+        };
+      case "key_combination":
+        return { kind: "keys", keys: [chord(String(args.keys ?? ""))] };
+      case "scroll_document": {
+        const middle = { x: screen.width / 2, y: screen.height / 2 };
+        return { kind: "scroll", at: middle, ...scrollBy(args.direction, screen.height * 0.8) };
+      }
+      case "scroll_at": {
+        const magnitude = args.magnitude === undefined ? 800 : num(args.magnitude);
+        const px = (magnitude / GRID) * screen.height;
+        return { kind: "scroll", at: at(args.x, args.y), ...scrollBy(args.direction, px) };
+      }
+      case "drag_and_drop":
+        return {
+          kind: "drag",
+          path: [at(args.x, args.y), at(args.destination_x, args.destination_y)],
+        };
+      case "navigate":
+        return { kind: "navigate", url: String(args.url ?? "") };
+      case "search":
+        return { kind: "navigate", url: "https://www.google.com/" };
+      case "go_back":
+        return { kind: "back" };
+      case "go_forward":
+        return { kind: "forward" };
+      case "wait_5_seconds":
+        return { kind: "wait", ms: 5_000 };
+      case "open_web_browser":
+        return { kind: "screenshot" };
+      default:
+        throw new Error(`unknown computer action "${name}"`);
+    }
+  })();
+  return { action, checks };
 }
 
 function fromAnthropic(a: z.infer<typeof AnthropicInput>): ComputerAction {
@@ -243,6 +326,26 @@ export async function performComputerAction(
       return "waited";
     case "screenshot":
       return "screenshot";
+    case "typeAt": {
+      await clickAt(page, screen, action.at);
+      pointer.at = action.at;
+      if (action.clear) {
+        await page.keyboard.press("ControlOrMeta+A");
+        await page.keyboard.press("Delete");
+      }
+      await page.keyboard.type(action.text);
+      if (action.enter) await page.keyboard.press("Enter");
+      return `typed at (${Math.round(action.at.x)}, ${Math.round(action.at.y)})`;
+    }
+    case "back":
+      await page.goBack({ waitUntil: "domcontentloaded" }).catch(() => null);
+      return "went back";
+    case "forward":
+      await page.goForward({ waitUntil: "domcontentloaded" }).catch(() => null);
+      return "went forward";
+    case "navigate":
+      // Opened by the computer tool, which applies the navigation-safety rule first.
+      throw new Error("navigate is opened by the computer tool");
     case "cursor": {
       const p = toViewport(screen, pointer.at.x, pointer.at.y);
       return `the mouse is at (${pointer.at.x}, ${pointer.at.y}) (viewport ${Math.round(p.x)}, ${Math.round(p.y)})`;

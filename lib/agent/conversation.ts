@@ -20,8 +20,11 @@ export interface ToolResultEntry {
   image?: Buffer;
   /** The image inside the result itself (computer-use protocols), not in a user message. */
   imageInResult?: boolean;
-  /** Safety checks acknowledged, for the provider (OpenAI's computer_call_output). */
-  acknowledged?: { id: string; code?: string; message?: string }[];
+  /** For the provider with the result: acknowledged safety checks, the page's URL. */
+  resultMeta?: {
+    acknowledgedSafetyChecks?: { id: string; code?: string; message?: string }[];
+    url?: string;
+  };
   error?: boolean;
   perishable?: boolean;
 }
@@ -78,12 +81,8 @@ export class Conversation {
                 ],
               }
             : { type: "text", value: r.text },
-        ...(r.acknowledged?.length
-          ? {
-              providerOptions: {
-                wayfarer: { acknowledgedSafetyChecks: JSON.parse(JSON.stringify(r.acknowledged)) },
-              },
-            }
+        ...(r.resultMeta
+          ? { providerOptions: { wayfarer: JSON.parse(JSON.stringify(r.resultMeta)) } }
           : {}),
       }),
     );

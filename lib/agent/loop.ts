@@ -130,7 +130,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         text,
         image: outcome.ok ? outcome.output.image : undefined,
         imageInResult: outcome.ok && outcome.output.imageInResult,
-        acknowledged: outcome.ok ? outcome.output.acknowledged : undefined,
+        resultMeta: outcome.ok ? outcome.output.resultMeta : undefined,
         error: !outcome.ok,
         perishable: outcome.ok && outcome.output.perishable,
       });

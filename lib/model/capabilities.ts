@@ -1,7 +1,7 @@
 /**
  * Which agent modes a model can run: dom needs tool calls; hybrid also needs to see
- * screenshots; cua needs the provider's own computer-use protocol (OpenAI's
- * computer-use-preview models, Anthropic's computer-use tool). Names are matched by pattern,
+ * screenshots; cua needs the provider's own computer-use protocol (OpenAI's and Gemini's
+ * computer-use models, Anthropic's computer-use tool). Names are matched by pattern,
  * so that dated and newer versions of a family count.
  */
 import type { ModelConfiguration } from "./config.js";
@@ -22,9 +22,10 @@ const SEES_IMAGES: Record<string, RegExp | true> = {
 /** The computer-use protocol a model speaks, if any. */
 export function computerUseOf(
   model: ModelConfiguration,
-): { provider: "openai" | "anthropic"; version?: string } | undefined {
+): { provider: "openai" | "anthropic" | "google"; version?: string } | undefined {
   const { provider, modelId } = nameOf(model);
   if (provider === "openai" && /computer-use/.test(modelId)) return { provider };
+  if (provider === "google" && /computer-use/.test(modelId)) return { provider };
   if (provider === "anthropic") {
     if (/opus-4-[5-9]|opus-4\.[5-9]/.test(modelId)) {
       return { provider, version: "computer_20251124" };

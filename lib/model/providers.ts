@@ -26,6 +26,7 @@ import {
   PROVIDERS,
   type ProviderName,
 } from "./config.js";
+import { googleComputerUseModel } from "./googleComputerUse.js";
 import { openaiComputerUseModel } from "./openaiComputerUse.js";
 
 export interface ResolvedModel {
@@ -114,6 +115,11 @@ export function resolveModel(
     }
     case "google": {
       const apiKey = keep(keyFor(provider, config, env, baseURL));
+      // Gemini's computer-use models: our own adapter, as for OpenAI's.
+      if (/computer-use/.test(modelId)) {
+        const model = googleComputerUseModel({ modelId, apiKey, baseURL, headers });
+        return { label, provider, secrets, model };
+      }
       return {
         label,
         provider,
@@ -148,9 +154,9 @@ export function computerToolFor(
     if (protocol.version === "computer_20241022") return anthropic.tools.computer_20241022(size);
     return anthropic.tools.computer_20250124(size);
   }
-  if (protocol?.provider === "openai") {
+  if (protocol?.provider === "openai" || protocol?.provider === "google") {
     return tool({
-      description: "the computer (sent as computer_use_preview)",
+      description: "the computer (sent as the provider's own computer-use tool)",
       inputSchema: z.looseObject({}),
     });
   }

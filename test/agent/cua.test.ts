@@ -3,6 +3,7 @@ import type { Client } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import {
   anthropicComputerUse,
+  googleComputerUse,
   openaiComputerUse,
   type ScreenAnswer,
   type ScreenTurn,
@@ -67,6 +68,26 @@ const anthropicCanvas = (turn: ScreenTurn): ScreenAnswer => {
         action: "left_click_drag",
         start_coordinate: [from.x, from.y],
         coordinate: [to.x, to.y],
+      },
+    };
+  }
+  return { text: "Pressed the red button and moved the slider to the end." };
+};
+
+/** Gemini names points on a 0–999 grid over the screenshot. */
+const googleCanvas = (turn: ScreenTurn): ScreenAnswer => {
+  const plan = canvasPlan(turn);
+  const grid = (p: { x: number; y: number }) => ({
+    x: Math.round((p.x / turn.screen.width) * 1000),
+    y: Math.round((p.y / turn.screen.height) * 1000),
+  });
+  if (plan.click) return { action: { name: "click_at", args: grid(plan.click) } };
+  if (plan.drag) {
+    const [from, to] = plan.drag.map(grid) as [{ x: number; y: number }, { x: number; y: number }];
+    return {
+      action: {
+        name: "drag_and_drop",
+        args: { x: from.x, y: from.y, destination_x: to.x, destination_y: to.y },
       },
     };
   }
@@ -215,5 +236,80 @@ describe("agent, cua mode", () => {
     ).at(-1)!;
     const toolResult = last.content.find((c) => c.type === "tool_result")!;
     expect(toolResult.content!.map((c) => c.type)).toEqual(["text", "image"]);
+  });
+
+  it("drives the page through Gemini's computer-use tool (points on its 0–999 grid)", async () => {
+    const name = "gemini-2.5-computer-use-preview-10-2025";
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: `google/${name}`, apiKey: "gemini-cua-key-123456" },
+    });
+    const states: string[] = [];
+    model.use(googleComputerUse(name, googleCanvas));
+    const { fullStream, result } = client
+      .agent({ mode: "cua", stream: true })
+      .execute("Press the red button, then slide the knob all the way");
+    for await (const e of fullStream) {
+      if (e.type === "tool-result") states.push((await status(client)) ?? "");
+    }
+    const final = await result;
+    expect(final).toMatchObject({ success: true, completed: true });
+    expect(states[0]).toMatch(/^Red pressed at (2[89]|3[0-2]),(2[0-4])$/);
+    expect(await status(client)).toBe("Slider at 100%");
+    const requests = model.requestsTo("generativelanguage.googleapis.com");
+    expect(requests[0]!.body.tools).toEqual([
+      { computerUse: { environment: "ENVIRONMENT_BROWSER" } },
+    ]);
+    expect(requests[0]!.headers.get("x-goog-api-key")).toBe("gemini-cua-key-123456");
+    // The action's result: a functionResponse named after the action, with the URL and the
+    // screenshot.
+    const contents = requests[1]!.body.contents as {
+      role: string;
+      parts: Record<string, unknown>[];
+    }[];
+    const reply = contents.at(-1)!.parts[0]!.functionResponse as {
+      name: string;
+      response: { url: string };
+      parts: { inlineData: { mimeType: string } }[];
+    };
+    expect(reply.name).toBe("click_at");
+    expect(reply.response.url).toBe(server.url("agent/canvas.html"));
+    expect(reply.parts[0]!.inlineData.mimeType).toBe("image/png");
+    expect(final.usage).toMatchObject({ input_tokens: 300, reasoning_tokens: 15 });
+  });
+
+  it("surfaces Gemini's safety decisions the same way, and acknowledges them when told to", async () => {
+    const name = "gemini-2.5-computer-use-preview-10-2025";
+    const decision = { decision: "require_confirmation", explanation: "About to accept terms." };
+    const withDecision = (turn: ScreenTurn): ScreenAnswer => {
+      const answer = googleCanvas(turn);
+      if (!("action" in answer) || turn.actionsSoFar > 0) return answer;
+      const args = answer.action.args as Record<string, unknown>;
+      return { action: { ...answer.action, args: { ...args, safety_decision: decision } } };
+    };
+    const open = () =>
+      clients.openOn(server.url("agent/canvas.html"), {
+        model: { modelName: `google/${name}`, apiKey: "gemini-cua-key-123456" },
+      });
+    model.use(googleComputerUse(name, withDecision));
+    const refused = await open();
+    const stopped = await refused.agent({ mode: "cua" }).execute("Press the red button");
+    expect(stopped).toMatchObject({ completed: false, metadata: { stoppedBy: "safetyCheck" } });
+    expect(stopped.message).toContain("require_confirmation");
+    expect(await status(refused)).toBe("Nothing pressed");
+
+    const accepted = await open();
+    const result = await accepted.agent({ mode: "cua" }).execute({
+      instruction: "Press the red button, then slide the knob",
+      onSafetyCheck: async () => true,
+    });
+    expect(result.success).toBe(true);
+    const requests = model.requestsTo("generativelanguage.googleapis.com");
+    const contents = requests.at(-2)!.body.contents as { parts: Record<string, unknown>[] }[];
+    const replies = contents
+      .flatMap((c) => c.parts)
+      .filter((p) => p.functionResponse)
+      .map((p) => (p.functionResponse as { response: Record<string, unknown> }).response);
+    expect(replies[0]).toMatchObject({ safety_acknowledgement: "true" });
+    expect(await status(accepted)).toBe("Slider at 100%");
   });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NavigationRefusedError, navigationRefusal } from "../../browser/navigationPolicy.js";
 import { fillVariables } from "../../handlers/performAction.js";
 import { performComputerAction, readComputerCall } from "../computerActions.js";
 import { captureMasked } from "../maskedCapture.js";
@@ -19,7 +20,8 @@ export default defineTool({
     let note: string;
     let acknowledged: Awaited<ReturnType<typeof readComputerCall>>["checks"] | undefined;
     try {
-      const { action, checks } = readComputerCall(input);
+      const screen = await screenFor(page);
+      const { action, checks } = readComputerCall(input, screen);
       if (checks.length) {
         // Never accepted silently: the caller decides, and without an answer the run stops.
         const ok = run.onSafetyCheck ? await run.onSafetyCheck(checks) : false;
@@ -41,17 +43,22 @@ export default defineTool({
         }
         acknowledged = checks;
       }
-      if (action.kind === "type") {
+      if (action.kind === "type" || action.kind === "typeAt") {
         markTyped(run, action.text);
         action.text = fillVariables(action.text, run.variables);
       }
-      note = await performComputerAction(
-        page,
-        await screenFor(page),
-        action,
-        run.pointer,
-        deadline.signal,
-      );
+      if (action.kind === "navigate") {
+        // The navigation-safety rule, as for goto.
+        const refused = await navigationRefusal(action.url, run.navigation);
+        if (refused) throw new NavigationRefusedError(action.url, refused);
+        await page.goto(action.url, {
+          waitUntil: "domcontentloaded",
+          timeout: Math.max(1, deadline.remaining() - Math.min(1_000, deadline.remaining() / 4)),
+        });
+        note = `opened ${page.url()}`;
+      } else {
+        note = await performComputerAction(page, screen, action, run.pointer, deadline.signal);
+      }
     } catch (error) {
       // The protocol wants a screenshot after every call: the failure is told with it.
       note = `failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -64,7 +71,10 @@ export default defineTool({
       image,
       imageInResult: true,
       perishable: true,
-      acknowledged,
+      resultMeta: {
+        url: now.url(),
+        ...(acknowledged ? { acknowledgedSafetyChecks: acknowledged } : {}),
+      },
       action: { action: note, pageUrl: now.url() },
     };
   },

@@ -58,8 +58,8 @@ export interface ToolOutput {
   };
   /** The image goes inside the tool's result: where the computer-use protocols expect it. */
   imageInResult?: boolean;
-  /** Safety checks the caller acknowledged, sent back with the result. */
-  acknowledged?: SafetyCheck[];
+  /** Sent back with the result for the provider: acknowledged safety checks, the page's URL. */
+  resultMeta?: { acknowledgedSafetyChecks?: SafetyCheck[]; url?: string };
   /** Outlines and screenshots describe one moment: older ones are shortened in later steps. */
   perishable?: boolean;
 }

@@ -104,3 +104,28 @@ export function anthropicComputerUse(step: (turn: ScreenTurn) => ScreenAnswer): 
     });
   });
 }
+
+const GEMINI = "https://generativelanguage.googleapis.com/v1beta";
+
+/** Gemini's computer use: `action` is `{ name, args }` of its predefined functions (0–999 grid). */
+export function googleComputerUse(
+  model: string,
+  step: (turn: ScreenTurn) => ScreenAnswer,
+): RequestHandler {
+  return http.post(`${GEMINI}/models/${model}:generateContent`, async ({ request }) => {
+    const req = await asModelRequest(request);
+    const contents = (req.body.contents ?? []) as { parts?: { functionCall?: unknown }[] }[];
+    const actionsSoFar = contents
+      .flatMap((c) => c.parts ?? [])
+      .filter((p) => p.functionCall).length;
+    const answer = step({ screen: latestImageIn(req.body)!, actionsSoFar, request: req });
+    const parts =
+      "text" in answer
+        ? [{ text: answer.text }]
+        : [{ functionCall: { name: String(answer.action.name), args: answer.action.args } }];
+    return HttpResponse.json({
+      candidates: [{ content: { role: "model", parts }, finishReason: "STOP" }],
+      usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 20, thoughtsTokenCount: 5 },
+    });
+  });
+}
