@@ -32,6 +32,10 @@ export interface OpenAIComputerCallInput {
   reasoning: unknown[];
 }
 
+/** A 1×1 transparent PNG: what stands for a screenshot cut from the conversation. */
+const BLANK_PNG =
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
 /** The display the screenshots show, passed per call as providerOptions.wayfarer.display. */
 const DEFAULT_DISPLAY = { width: 1024, height: 768 };
 
@@ -217,7 +221,8 @@ function toInput(prompt: LanguageModelV3Prompt): unknown[] {
             : {}),
           output: {
             type: "computer_screenshot",
-            image_url: image && "data" in image ? dataUrl(image.data, image.mediaType) : "",
+            // Older screenshots are cut from the conversation; the protocol still wants one.
+            image_url: image && "data" in image ? dataUrl(image.data, image.mediaType) : BLANK_PNG,
           },
         });
       }

@@ -143,6 +143,14 @@ describe("agent, cua mode", () => {
     expect(output.type).toBe("computer_screenshot");
     expect(output.image_url).toMatch(/^data:image\/png;base64,iVBOR/);
     expect(final.actions.map((a) => a.type)).toEqual(["computer", "computer", "message"]);
+    // Only the latest screenshot travels in full; an older one is a 1×1 stand-in.
+    const third = requests[2]!.body.input as { type?: string; output?: { image_url: string } }[];
+    const shots = third
+      .filter((i) => i.type === "computer_call_output")
+      .map((i) => i.output!.image_url);
+    expect(shots).toHaveLength(2);
+    expect(shots[0]!.length).toBeLessThan(200);
+    expect(shots[1]!.length).toBeGreaterThan(1_000);
     expect((await client.metrics).agentPromptTokens).toBeGreaterThan(0);
   });
 
