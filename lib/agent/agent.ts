@@ -116,6 +116,7 @@ export class Agent<Streaming extends boolean = false> {
       search,
       stop: options.signal,
       pointer: { at: { x: 0, y: 0 } },
+      screen: undefined,
       onSafetyCheck: options.onSafetyCheck,
       newTabs: { settled: async () => {}, stop: async () => {} },
       logger,
@@ -141,9 +142,13 @@ export class Agent<Streaming extends boolean = false> {
       });
       const cua = this.config.mode === "cua";
       const screen = cua ? await captureMasked(start.playwrightPage, options.variables) : undefined;
+      run.screen = screen?.screen;
       const result = await runLoop({
         screenshot: screen?.image,
-        computerScreen: cua ? () => screenFor(page().playwrightPage) : undefined,
+        // Declared as the latest screenshot's size: the points come back in it.
+        computerScreen: cua
+          ? async () => run.screen ?? (await screenFor(page().playwrightPage))
+          : undefined,
         task: hideVariables(
           logger.redactor.text(
             taskMessage(options.instruction, { url: start.url(), title }, options.variables),

@@ -95,8 +95,10 @@ function fromOpenAI(a: z.infer<typeof OpenAIAction>): ComputerAction {
   switch (a.type) {
     case "click": {
       const b = String(a.button ?? "left");
-      const button: MouseButton =
-        b === "right" ? "right" : b === "wheel" || b === "middle" ? "middle" : "left";
+      // The mouse's back and forward buttons move through the tab's history.
+      if (b === "back") return { kind: "back" };
+      if (b === "forward") return { kind: "forward" };
+      const button: MouseButton = b === "right" ? "right" : b === "wheel" ? "middle" : "left";
       return { kind: "click", at, button, count: 1 };
     }
     case "double_click":
@@ -165,11 +167,15 @@ function fromGoogle(
         return { kind: "keys", keys: [chord(String(args.keys ?? ""))] };
       case "scroll_document": {
         const middle = { x: screen.width / 2, y: screen.height / 2 };
-        return { kind: "scroll", at: middle, ...scrollBy(args.direction, screen.height * 0.8) };
+        const across = args.direction === "left" || args.direction === "right";
+        const px = (across ? screen.width : screen.height) * 0.8;
+        return { kind: "scroll", at: middle, ...scrollBy(args.direction, px) };
       }
       case "scroll_at": {
         const magnitude = args.magnitude === undefined ? 800 : num(args.magnitude);
-        const px = (magnitude / GRID) * screen.height;
+        // On the grid's own axis: left/right by the width, up/down by the height.
+        const across = args.direction === "left" || args.direction === "right";
+        const px = (magnitude / GRID) * (across ? screen.width : screen.height);
         return { kind: "scroll", at: at(args.x, args.y), ...scrollBy(args.direction, px) };
       }
       case "drag_and_drop":

@@ -113,12 +113,13 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         results.push({ ...call, text: `Not run: ${why}.`, error: true });
         continue;
       }
+      const shown = byName.get(call.toolName)?.describeInput?.(call.input) ?? call.input;
       s.emit({
         type: "tool-call",
         step,
         toolCallId: call.toolCallId,
         toolName: call.toolName,
-        input: clean(call.input),
+        input: clean(shown),
       });
       const started = Date.now();
       const outcome = await runTool(call, byName, s, (u) => spent.add(u));
@@ -137,7 +138,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       const thought = call.toolName === "think" ? undefined : reasoning;
       actions.push(
         clean({
-          ...(isRecord(call.input) ? call.input : {}),
+          ...(isRecord(shown) ? shown : {}),
           type: call.toolName,
           ...(thought ? { reasoning: thought } : {}),
           taskCompleted: false,

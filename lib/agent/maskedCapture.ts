@@ -1,15 +1,13 @@
 /**
  * The screenshot a model is shown: the viewport at the screen's size (screen.ts), with every
- * input and text area holding a variable's value painted over, in every frame. The value stays
- * in the page; only the picture hides it.
+ * input, text area and editable region holding a variable's value painted over, in every frame
+ * and open shadow root. The value stays in the page; only the picture hides it.
  */
 import type { Page as PlaywrightPage } from "playwright-core";
 import type { Variables } from "../options.js";
 import { captureScreen, type Screen } from "./screen.js";
 
 const MASK_ATTRIBUTE = "data-wayfarer-mask";
-/** Playwright's mask colour, kept so that a masked field looks the same either way. */
-const MASK_CSS = `[${MASK_ATTRIBUTE}]{background:#ff00ff!important;color:#ff00ff!important;-webkit-text-fill-color:#ff00ff!important;caret-color:transparent!important;border-color:#ff00ff!important}`;
 
 export async function captureMasked(
   page: PlaywrightPage,
@@ -26,30 +24,42 @@ export async function captureMasked(
   }
 }
 
+/**
+ * Marks and paints over, in every frame and open shadow root, the inputs, text areas and
+ * editable regions whose text holds one of `values` (inline !important styles, the element's
+ * own style kept in the mark to be put back). Playwright's mask colour is used.
+ */
 async function mark(page: PlaywrightPage, values: string[]): Promise<boolean> {
   const counts = await Promise.all(
     page.frames().map((frame) =>
       frame
         .evaluate(
-          ({ values, attribute, css }) => {
+          ({ values, attribute }) => {
             let n = 0;
-            for (const el of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
-              "input, textarea",
-            )) {
-              if (values.some((v) => el.value.includes(v))) {
-                el.setAttribute(attribute, "");
-                n++;
+            const paint = (el: HTMLElement) => {
+              el.setAttribute(attribute, el.getAttribute("style") ?? "");
+              for (const p of ["background", "color", "-webkit-text-fill-color", "border-color"]) {
+                el.style.setProperty(p, "#ff00ff", "important");
               }
-            }
-            if (n) {
-              const style = document.createElement("style");
-              style.setAttribute(attribute, "style");
-              style.textContent = css;
-              document.documentElement.appendChild(style);
-            }
+              el.style.setProperty("caret-color", "transparent", "important");
+              n++;
+            };
+            const visit = (root: Document | ShadowRoot) => {
+              for (const el of root.querySelectorAll<HTMLElement>("*")) {
+                const text =
+                  el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement
+                    ? el.value
+                    : el.isContentEditable && !el.parentElement?.isContentEditable
+                      ? el.textContent
+                      : null;
+                if (text && values.some((v) => text.includes(v))) paint(el);
+                if (el.shadowRoot) visit(el.shadowRoot);
+              }
+            };
+            visit(document);
             return n;
           },
-          { values, attribute: MASK_ATTRIBUTE, css: MASK_CSS },
+          { values, attribute: MASK_ATTRIBUTE },
         )
         .catch(() => 0),
     ),
@@ -62,10 +72,18 @@ async function unmark(page: PlaywrightPage): Promise<void> {
     page.frames().map((frame) =>
       frame
         .evaluate((attribute) => {
-          for (const el of document.querySelectorAll(`[${attribute}]`)) {
-            if (el.getAttribute(attribute) === "style") el.remove();
-            else el.removeAttribute(attribute);
-          }
+          const visit = (root: Document | ShadowRoot) => {
+            for (const el of root.querySelectorAll<HTMLElement>("*")) {
+              const kept = el.getAttribute(attribute);
+              if (kept !== null) {
+                if (kept) el.setAttribute("style", kept);
+                else el.removeAttribute("style");
+                el.removeAttribute(attribute);
+              }
+              if (el.shadowRoot) visit(el.shadowRoot);
+            }
+          };
+          visit(document);
         }, MASK_ATTRIBUTE)
         .catch(() => {}),
     ),

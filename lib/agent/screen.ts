@@ -76,7 +76,12 @@ export async function captureScreen(
   let image = await capture(scale);
   const width = image.readUInt32BE(16);
   if (width !== screen.width) image = await capture((scale * screen.width) / width);
-  return { image, screen };
+  // The image's own size is the space the model names points in: a pixel of rounding the
+  // renderer adds is mapped back too, not assumed away.
+  return {
+    image,
+    screen: { ...screen, width: image.readUInt32BE(16), height: image.readUInt32BE(20) },
+  };
 }
 
 /** A point of the screenshot as a CSS pixel of the viewport. */

@@ -10,7 +10,7 @@ export type AgentMode = "dom" | "hybrid" | "cua";
 
 /** Families that see images, by provider (azure and OpenAI-compatible servers: any name). */
 const SEES_IMAGES: Record<string, RegExp | true> = {
-  openai: /gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|^o[134]|computer-use/,
+  openai: /gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|^o[134]/,
   anthropic: /claude/,
   google: /gemini/,
   vertex: /gemini|claude/,
@@ -41,6 +41,9 @@ export function computerUseOf(
 /** The modes this model can run; a custom `llmClient` is taken at its word for dom and hybrid. */
 export function agentModesOf(model: ModelConfiguration | undefined): AgentMode[] {
   if (model === undefined) return ["dom", "hybrid"];
+  // OpenAI's and Gemini's computer-use models speak nothing but that protocol.
+  const protocol = computerUseOf(model);
+  if (protocol && protocol.provider !== "anthropic") return ["cua"];
   const { provider, modelId, custom } = nameOf(model);
   const sees = SEES_IMAGES[provider];
   const modes: AgentMode[] = ["dom"];

@@ -15,6 +15,7 @@ import {
   type LanguageModelV3GenerateResult,
   type LanguageModelV3Prompt,
 } from "@ai-sdk/provider";
+import { refuseOtherUses } from "./computerUseOnly.js";
 
 export interface GoogleComputerUseSettings {
   modelId: string;
@@ -26,6 +27,8 @@ export interface GoogleComputerUseSettings {
 /** What a Gemini computer-use call carries to the agent's `computer` tool (its input). */
 export interface GoogleComputerCallInput {
   google: { name: string; args: Record<string, unknown> };
+  /** The part as it came (with its thoughtSignature, id): echoed back unchanged. */
+  raw?: Record<string, unknown>;
 }
 
 export function googleComputerUseModel(settings: GoogleComputerUseSettings): LanguageModelV3 {
@@ -40,6 +43,7 @@ export function googleComputerUseModel(settings: GoogleComputerUseSettings): Lan
     modelId: settings.modelId,
     supportedUrls: {},
     async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+      refuseOtherUses(options, `google/${settings.modelId}`);
       const { system, contents } = toContents(options.prompt);
       const body = {
         ...(system ? { systemInstruction: { parts: [{ text: system }] } } : {}),
@@ -88,7 +92,10 @@ export function googleComputerUseModel(settings: GoogleComputerUseSettings): Lan
 interface GenerateBody {
   candidates?: {
     content?: {
-      parts?: { text?: string; functionCall?: { name: string; args?: Record<string, unknown> } }[];
+      parts?: ({
+        text?: string;
+        functionCall?: { name: string; args?: Record<string, unknown> };
+      } & Record<string, unknown>)[];
     };
     finishReason?: string;
   }[];
@@ -108,6 +115,7 @@ function fromResponse(json: GenerateBody, body: unknown): LanguageModelV3Generat
     if (part.functionCall) {
       const input: GoogleComputerCallInput = {
         google: { name: part.functionCall.name, args: part.functionCall.args ?? {} },
+        raw: part,
       };
       content.push({
         type: "tool-call",
@@ -120,9 +128,23 @@ function fromResponse(json: GenerateBody, body: unknown): LanguageModelV3Generat
   }
   const usage = json.usageMetadata ?? {};
   const calls = content.some((c) => c.type === "tool-call");
+  const raw = candidate?.finishReason;
+  const unified =
+    raw === "MAX_TOKENS"
+      ? "length"
+      : raw === "SAFETY" ||
+          raw === "RECITATION" ||
+          raw === "BLOCKLIST" ||
+          raw === "PROHIBITED_CONTENT"
+        ? "content-filter"
+        : raw && raw !== "STOP"
+          ? "other"
+          : calls
+            ? "tool-calls"
+            : "stop";
   return {
     content,
-    finishReason: { unified: calls ? "tool-calls" : "stop", raw: candidate?.finishReason },
+    finishReason: { unified, raw },
     usage: {
       inputTokens: {
         total: usage.promptTokenCount,
@@ -166,7 +188,9 @@ function toContents(prompt: LanguageModelV3Prompt): { system: string; contents: 
             typeof part.input === "string" ? JSON.parse(part.input) : part.input
           ) as GoogleComputerCallInput;
           names.set(part.toolCallId, call.google.name);
-          parts.push({ functionCall: { name: call.google.name, args: call.google.args } });
+          parts.push(
+            call.raw ?? { functionCall: { name: call.google.name, args: call.google.args } },
+          );
         }
       }
       if (parts.length) contents.push({ role: "model", parts });

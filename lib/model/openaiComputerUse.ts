@@ -15,6 +15,7 @@ import {
   type LanguageModelV3GenerateResult,
   type LanguageModelV3Prompt,
 } from "@ai-sdk/provider";
+import { refuseOtherUses } from "./computerUseOnly.js";
 
 export interface OpenAIComputerUseSettings {
   modelId: string;
@@ -47,6 +48,7 @@ export function openaiComputerUseModel(settings: OpenAIComputerUseSettings): Lan
     modelId: settings.modelId,
     supportedUrls: {},
     async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+      refuseOtherUses(options, `openai/${settings.modelId}`);
       const wayfarer = options.providerOptions?.wayfarer as
         | { display?: { width: number; height: number } }
         | undefined;
@@ -108,6 +110,8 @@ export function openaiComputerUseModel(settings: OpenAIComputerUseSettings): Lan
 
 interface ResponsesBody {
   id?: string;
+  status?: string;
+  incomplete_details?: { reason?: string };
   output?: Record<string, unknown>[];
   usage?: {
     input_tokens?: number;
@@ -148,9 +152,21 @@ function fromResponse(json: ResponsesBody, body: unknown): LanguageModelV3Genera
   }
   const usage = json.usage ?? {};
   const calls = content.some((c) => c.type === "tool-call");
+  // An answer cut short is not a finished one: the agent's loop tells them apart by this.
+  const reason = json.incomplete_details?.reason;
+  const unified =
+    json.status === "incomplete"
+      ? reason === "content_filter"
+        ? "content-filter"
+        : reason === "max_output_tokens"
+          ? "length"
+          : "other"
+      : calls
+        ? "tool-calls"
+        : "stop";
   return {
     content,
-    finishReason: { unified: calls ? "tool-calls" : "stop", raw: undefined },
+    finishReason: { unified, raw: reason ?? json.status },
     usage: {
       inputTokens: {
         total: usage.input_tokens,
@@ -210,6 +226,7 @@ function toInput(prompt: LanguageModelV3Prompt): unknown[] {
         const output = part.output;
         const image =
           output.type === "content" ? output.value.find((v) => v.type === "image-data") : undefined;
+        const meta = part.providerOptions?.wayfarer as { url?: string } | undefined;
         const acknowledged = (
           part.providerOptions?.wayfarer as { acknowledgedSafetyChecks?: unknown } | undefined
         )?.acknowledgedSafetyChecks;
@@ -219,6 +236,8 @@ function toInput(prompt: LanguageModelV3Prompt): unknown[] {
           ...(Array.isArray(acknowledged) && acknowledged.length
             ? { acknowledged_safety_checks: acknowledged }
             : {}),
+          // The page's address lets the provider raise its irrelevant_domain check.
+          ...(meta?.url ? { current_url: meta.url } : {}),
           output: {
             type: "computer_screenshot",
             // Older screenshots are cut from the conversation; the protocol still wants one.

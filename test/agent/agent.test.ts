@@ -12,6 +12,7 @@ import {
   teaExecutionAnswer,
   teaExecutionModel,
 } from "../support/llm/teaAgent.js";
+import { latestImageIn } from "../support/png.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -566,5 +567,37 @@ describe("agent screenshots", () => {
     expect(images(3)).toBe(1);
     expect(images(4)).toBe(1);
     expect(JSON.stringify(steps[4]!.body.input)).toContain("earlier screenshots, left out");
+  });
+
+  it("paints over a value in an open shadow root's input and in an editable region too", async () => {
+    const SECRET = "tok-0123456789-secret";
+    model.use(
+      openaiAgent((turn) =>
+        turn.history.length === 0
+          ? { calls: [call("screenshot")] }
+          : { calls: [call("done", { success: true, message: "seen" })] },
+      ),
+    );
+    const client = await open("agent/shadow-form.html");
+    const page = client.context.activePage()!;
+    const pw = page.playwrightPage;
+    await pw.locator("login-box #token").fill(SECRET);
+    await pw.locator("#note").fill(`note: ${SECRET}`);
+    const boxes = [
+      (await pw.locator("login-box #token").boundingBox())!,
+      (await pw.locator("#note").boundingBox())!,
+    ];
+    await client.agent().execute({ instruction: "Look", variables: { token: SECRET } });
+    const step2 = model.requestsTo("/responses")[1]!;
+    const image = latestImageIn(step2.body)!;
+    for (const box of boxes) {
+      const o = (Math.round(box.y + box.height / 2) * image.width + Math.round(box.x + 20)) * 4;
+      expect([...image.pixels.slice(o, o + 3)]).toEqual([255, 0, 255]);
+    }
+    // Put back as they were.
+    expect(await pw.locator("login-box #token").getAttribute("style")).toBe(
+      "width:300px;height:40px;font-size:24px",
+    );
+    expect(await pw.locator("#note").getAttribute("data-wayfarer-mask")).toBeNull();
   });
 });

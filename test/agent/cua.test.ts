@@ -139,6 +139,8 @@ describe("agent, cua mode", () => {
     const second = requests[1]!.body.input as Record<string, unknown>[];
     const types = second.map((i) => i.type ?? i.role);
     expect(types).toEqual(["system", "user", "reasoning", "computer_call", "computer_call_output"]);
+    // With the page's address, for the provider's domain checks.
+    expect(second[4]!.current_url).toBe(server.url("agent/canvas.html"));
     const output = second[4]!.output as { type: string; image_url: string };
     expect(output.type).toBe("computer_screenshot");
     expect(output.image_url).toMatch(/^data:image\/png;base64,iVBOR/);
@@ -178,6 +180,19 @@ describe("agent, cua mode", () => {
       metadata: { stoppedBy: "safetyCheck", safetyChecks: [check] },
     });
     expect(stopped.message).toContain("malicious_instructions");
+    expect(await status(client)).toBe("Nothing pressed");
+    // Only a plain true acknowledges: a truthy answer, or one that throws, stops the run too.
+    for (const onSafetyCheck of [
+      () => "yes" as unknown as boolean,
+      () => {
+        throw new Error("asked nobody");
+      },
+    ]) {
+      const again = await client
+        .agent({ mode: "cua" })
+        .execute({ instruction: "Press", onSafetyCheck });
+      expect(again.metadata).toMatchObject({ stoppedBy: "safetyCheck" });
+    }
     expect(await status(client)).toBe("Nothing pressed");
   });
 
@@ -319,5 +334,29 @@ describe("agent, cua mode", () => {
       .map((p) => (p.functionResponse as { response: Record<string, unknown> }).response);
     expect(replies[0]).toMatchObject({ safety_acknowledgement: "true" });
     expect(await status(accepted)).toBe("Slider at 100%");
+  });
+
+  it("refuses act/extract with a computer-use-only model, before any request", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "openai/computer-use-preview", apiKey: "sk-cua-openai-123456" },
+    });
+    await expect(client.extract("the status")).rejects.toMatchObject({
+      name: "UnsupportedModelError",
+      supported: ["cua"],
+    });
+    expect(model.requests()).toHaveLength(0);
+  });
+
+  it("does not count an answer Gemini cut short as a success", async () => {
+    const name = "gemini-2.5-computer-use-preview-10-2025";
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: `google/${name}`, apiKey: "gemini-cua-key-123456" },
+    });
+    model.use(
+      googleComputerUse(name, () => ({ text: "The answer is", finishReason: "MAX_TOKENS" })),
+    );
+    const result = await client.agent({ mode: "cua" }).execute("Read it");
+    expect(result).toMatchObject({ success: false, completed: true });
+    expect(result.message).toContain("finish reason: length");
   });
 });

@@ -15,17 +15,35 @@ export default defineTool({
   name: "computer",
   description: "The browser's screen, mouse and keyboard.",
   inputSchema: z.looseObject({}),
+  // Results and events show the action asked for, not the protocol's bookkeeping.
+  describeInput(input) {
+    const i = (input ?? {}) as Record<string, unknown>;
+    const google = i.google as { name?: string; args?: Record<string, unknown> } | undefined;
+    if (google) return { action: google.name, ...google.args };
+    if (i.item_id !== undefined) {
+      const checks = i.safety_checks as unknown[] | undefined;
+      return { action: i.action, ...(checks?.length ? { safety_checks: checks } : {}) };
+    }
+    return i;
+  },
   async execute(input, run, deadline) {
     const page = run.page().playwrightPage;
     let note: string;
     let acknowledged: Awaited<ReturnType<typeof readComputerCall>>["checks"] | undefined;
     try {
-      const screen = await screenFor(page);
+      const screen = run.screen ?? (await screenFor(page));
       const { action, checks } = readComputerCall(input, screen);
       if (checks.length) {
         // Never accepted silently: the caller decides, and without an answer the run stops.
-        const ok = run.onSafetyCheck ? await run.onSafetyCheck(checks) : false;
-        if (!ok) {
+        // Only a plain true acknowledges; an answer that throws is a no.
+        let answer: unknown = false;
+        let failure = "";
+        try {
+          answer = run.onSafetyCheck ? await run.onSafetyCheck(checks) : false;
+        } catch (error) {
+          failure = `; onSafetyCheck failed: ${error instanceof Error ? error.message : String(error)}`;
+        }
+        if (answer !== true) {
           const listed = checks
             .map((c) => `${c.code ?? c.id}: ${c.message ?? ""}`.trim())
             .join("; ");
@@ -36,7 +54,7 @@ export default defineTool({
               success: false,
               completed: false,
               stoppedBy: "safetyCheck",
-              message: `Stopped: the model's provider raised safety checks that were not acknowledged (${listed}). Pass onSafetyCheck to decide.`,
+              message: `Stopped: the model's provider raised safety checks that were not acknowledged (${listed})${failure}. Pass onSafetyCheck to decide.`,
               metadata: { safetyChecks: checks },
             },
           };
@@ -65,7 +83,8 @@ export default defineTool({
     }
     await run.newTabs.settled(Math.min(2_000, deadline.remaining()));
     const now = run.page().playwrightPage;
-    const { image } = await captureMasked(now, run.variables);
+    const { image, screen } = await captureMasked(now, run.variables);
+    run.screen = screen;
     return {
       text: note,
       image,

@@ -21,8 +21,9 @@ export function markTyped(run: AgentRun, text: string): void {
   }
 }
 
-export function screenNow(run: AgentRun): Promise<Screen> {
-  return screenFor(run.page().playwrightPage);
+/** The screen points are named in: the latest screenshot's, else the page's now. */
+export async function screenNow(run: AgentRun): Promise<Screen> {
+  return run.screen ?? screenFor(run.page().playwrightPage);
 }
 
 export async function afterAction(
@@ -33,6 +34,7 @@ export async function afterAction(
   await run.newTabs.settled();
   const page = run.page().playwrightPage;
   const { image, screen } = await captureMasked(page, run.variables);
+  run.screen = screen;
   return {
     text: `${done}. Screenshot after it (${screen.width}×${screen.height}) follows; the page is ${page.url()}`,
     image,

@@ -14,6 +14,7 @@ import type { ModelConfiguration } from "../../model/config.js";
 import type { AgentAction, Variables } from "../../options.js";
 import type { Deadline } from "../../timeout.js";
 import type { Pointer, SafetyCheck } from "../computerActions.js";
+import type { Screen } from "../screen.js";
 import type { SearchBackend } from "../webSearch.js";
 
 /** What every tool of one run works with. */
@@ -31,6 +32,8 @@ export interface AgentRun {
   search: SearchBackend | undefined;
   /** Tabs an action opened: awaited before a tool reports where the page is. */
   newTabs: NewTabs;
+  /** The screen of the latest screenshot the model was shown: its points are in that one. */
+  screen: Screen | undefined;
   /** Where the mouse is, for computer-use actions that name no point. */
   pointer: Pointer;
   /** Asked before an action the provider raised safety checks for; no answer means no. */
@@ -69,6 +72,8 @@ export interface AgentTool<S extends z.ZodType = z.ZodType> {
   description: string;
   inputSchema: S;
   execute(input: z.output<S>, run: AgentRun, deadline: Deadline): Promise<ToolOutput>;
+  /** The input as results and events show it, when it carries protocol data of its own. */
+  describeInput?(input: unknown): unknown;
 }
 
 export function defineTool<S extends z.ZodType>(tool: AgentTool<S>): AgentTool {

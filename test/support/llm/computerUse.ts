@@ -23,7 +23,7 @@ export type ScreenAnswer =
       action: Record<string, unknown>;
       safetyChecks?: { id: string; code: string; message: string }[];
     }
-  | { text: string };
+  | { text: string; finishReason?: string };
 
 export function openaiComputerUse(step: (turn: ScreenTurn) => ScreenAnswer): RequestHandler {
   let n = 0;
@@ -123,8 +123,9 @@ export function googleComputerUse(
       "text" in answer
         ? [{ text: answer.text }]
         : [{ functionCall: { name: String(answer.action.name), args: answer.action.args } }];
+    const finishReason = "text" in answer ? (answer.finishReason ?? "STOP") : "STOP";
     return HttpResponse.json({
-      candidates: [{ content: { role: "model", parts }, finishReason: "STOP" }],
+      candidates: [{ content: { role: "model", parts }, finishReason }],
       usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 20, thoughtsTokenCount: 5 },
     });
   });
