@@ -7,15 +7,14 @@
  * that tool; the tool's result goes back as a functionResponse with the page's URL and the
  * screenshot, acknowledging a safety decision when the caller did.
  */
-import {
-  APICallError,
-  type LanguageModelV3,
-  type LanguageModelV3CallOptions,
-  type LanguageModelV3Content,
-  type LanguageModelV3GenerateResult,
-  type LanguageModelV3Prompt,
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
 } from "@ai-sdk/provider";
-import { refuseOtherUses } from "./computerUseOnly.js";
+import { postJson, refuseOtherUses } from "./computerUseHttp.js";
 
 export interface GoogleComputerUseSettings {
   modelId: string;
@@ -50,38 +49,17 @@ export function googleComputerUseModel(settings: GoogleComputerUseSettings): Lan
         contents,
         tools: [{ computerUse: { environment: "ENVIRONMENT_BROWSER" } }],
       };
-      const response = await fetch(url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
+      const json = await postJson(
+        url,
+        body,
+        {
           "x-goog-api-key": settings.apiKey,
           ...settings.headers,
           ...options.headers,
         },
-        body: JSON.stringify(body),
-        signal: options.abortSignal,
-      }).catch((error: unknown) => {
-        throw new APICallError({
-          message: error instanceof Error ? error.message : String(error),
-          url,
-          requestBodyValues: body,
-          isRetryable: !options.abortSignal?.aborted,
-          cause: error,
-        });
-      });
-      const text = await response.text();
-      if (!response.ok) {
-        throw new APICallError({
-          message: `HTTP ${response.status}`,
-          url,
-          requestBodyValues: body,
-          statusCode: response.status,
-          responseHeaders: Object.fromEntries(response.headers),
-          responseBody: text,
-          isRetryable: response.status === 429 || response.status >= 500,
-        });
-      }
-      return fromResponse(JSON.parse(text) as GenerateBody, body);
+        options.abortSignal,
+      );
+      return fromResponse(json as GenerateBody, body);
     },
     async doStream() {
       throw new Error("computer-use models are called without streaming");

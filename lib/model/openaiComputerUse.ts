@@ -7,15 +7,14 @@
  * tool's result goes back as a `computer_call_output` carrying the screenshot and the checks
  * the caller acknowledged.
  */
-import {
-  APICallError,
-  type LanguageModelV3,
-  type LanguageModelV3CallOptions,
-  type LanguageModelV3Content,
-  type LanguageModelV3GenerateResult,
-  type LanguageModelV3Prompt,
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
 } from "@ai-sdk/provider";
-import { refuseOtherUses } from "./computerUseOnly.js";
+import { postJson, refuseOtherUses } from "./computerUseHttp.js";
 
 export interface OpenAIComputerUseSettings {
   modelId: string;
@@ -68,39 +67,17 @@ export function openaiComputerUseModel(settings: OpenAIComputerUseSettings): Lan
         truncation: "auto",
         reasoning: { summary: "concise" },
       };
-      const response = await fetch(url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
+      const json = await postJson(
+        url,
+        body,
+        {
           authorization: `Bearer ${settings.apiKey}`,
           ...settings.headers,
           ...options.headers,
         },
-        body: JSON.stringify(body),
-        signal: options.abortSignal,
-      }).catch((error: unknown) => {
-        // A connection that failed is worth trying again, like the SDK's own providers do.
-        throw new APICallError({
-          message: error instanceof Error ? error.message : String(error),
-          url,
-          requestBodyValues: body,
-          isRetryable: !options.abortSignal?.aborted,
-          cause: error,
-        });
-      });
-      const text = await response.text();
-      if (!response.ok) {
-        throw new APICallError({
-          message: `HTTP ${response.status}`,
-          url,
-          requestBodyValues: body,
-          statusCode: response.status,
-          responseHeaders: Object.fromEntries(response.headers),
-          responseBody: text,
-          isRetryable: response.status === 429 || response.status >= 500,
-        });
-      }
-      return fromResponse(JSON.parse(text) as ResponsesBody, body);
+        options.abortSignal,
+      );
+      return fromResponse(json as ResponsesBody, body);
     },
     async doStream() {
       throw new Error("computer-use models are called without streaming");

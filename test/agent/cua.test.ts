@@ -8,24 +8,16 @@ import {
   type ScreenAnswer,
   type ScreenTurn,
 } from "../support/llm/computerUse.js";
-import { useModelServer } from "../support/llm/modelServer.js";
-import { centreOf, type Image } from "../support/png.js";
+import { failing, useModelServer } from "../support/llm/modelServer.js";
+import { centreOf, type Image, rightmostOnRow } from "../support/png.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
 const model = useModelServer();
 const clients = useClients();
 
-function trackEnd(image: Image, y: number): { x: number; y: number } {
-  let end = 0;
-  for (let x = 0; x < image.width; x++) {
-    const o = (Math.round(y) * image.width + x) * 4;
-    if (image.pixels[o] === 0x99 && image.pixels[o + 1] === 0x99 && image.pixels[o + 2] === 0x99) {
-      end = x;
-    }
-  }
-  return { x: end, y };
-}
+/** The grey track's right end on the knob's row: where the slider is full. */
+const trackEnd = (image: Image, y: number) => rightmostOnRow(image, y, [0x99, 0x99, 0x99]);
 
 /** What a computer-use model does on the canvas page, from the screenshot it is sent. */
 function canvasPlan(turn: ScreenTurn): {
@@ -94,6 +86,18 @@ const googleCanvas = (turn: ScreenTurn): ScreenAnswer => {
   return { text: "Pressed the red button and moved the slider to the end." };
 };
 
+/** A cua run on the canvas, with the page's status after each action. */
+async function runStreamed(client: Client) {
+  const states: string[] = [];
+  const { fullStream, result } = client
+    .agent({ mode: "cua", stream: true })
+    .execute("Press the red button, then slide the knob all the way");
+  for await (const e of fullStream) {
+    if (e.type === "tool-result") states.push((await status(client)) ?? "");
+  }
+  return { states, final: await result };
+}
+
 const status = (client: Client) =>
   client.context.activePage()!.playwrightPage.locator("#status").textContent();
 
@@ -102,19 +106,12 @@ describe("agent, cua mode", () => {
     const client = await clients.openOn(server.url("agent/canvas.html"), {
       model: { modelName: "openai/computer-use-preview", apiKey: "sk-cua-openai-123456" },
     });
-    const states: string[] = [];
     model.use(
       openaiComputerUse((turn) => {
         return openaiCanvas(turn);
       }),
     );
-    const { fullStream, result } = client
-      .agent({ mode: "cua", stream: true })
-      .execute("Press the red button, then slide the knob all the way");
-    for await (const e of fullStream) {
-      if (e.type === "tool-result") states.push((await status(client)) ?? "");
-    }
-    const final = await result;
+    const { states, final } = await runStreamed(client);
     expect(final).toMatchObject({
       success: true,
       completed: true,
@@ -230,15 +227,8 @@ describe("agent, cua mode", () => {
     const client = await clients.openOn(server.url("agent/canvas.html"), {
       model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "sk-ant-cua-123456" },
     });
-    const states: string[] = [];
     model.use(anthropicComputerUse(anthropicCanvas));
-    const { fullStream, result } = client
-      .agent({ mode: "cua", stream: true })
-      .execute("Press the red button, then slide the knob all the way");
-    for await (const e of fullStream) {
-      if (e.type === "tool-result") states.push((await status(client)) ?? "");
-    }
-    const final = await result;
+    const { states, final } = await runStreamed(client);
     expect(final).toMatchObject({ success: true, completed: true });
     expect(states[0]).toMatch(/^Red pressed at (29|30|31),(21|22|23)$/);
     expect(await status(client)).toBe("Slider at 100%");
@@ -266,15 +256,8 @@ describe("agent, cua mode", () => {
     const client = await clients.openOn(server.url("agent/canvas.html"), {
       model: { modelName: `google/${name}`, apiKey: "gemini-cua-key-123456" },
     });
-    const states: string[] = [];
     model.use(googleComputerUse(name, googleCanvas));
-    const { fullStream, result } = client
-      .agent({ mode: "cua", stream: true })
-      .execute("Press the red button, then slide the knob all the way");
-    for await (const e of fullStream) {
-      if (e.type === "tool-result") states.push((await status(client)) ?? "");
-    }
-    const final = await result;
+    const { states, final } = await runStreamed(client);
     expect(final).toMatchObject({ success: true, completed: true });
     expect(states[0]).toMatch(/^Red pressed at (2[89]|3[0-2]),(2[0-4])$/);
     expect(await status(client)).toBe("Slider at 100%");
@@ -358,5 +341,36 @@ describe("agent, cua mode", () => {
     const result = await client.agent({ mode: "cua" }).execute("Read it");
     expect(result).toMatchObject({ success: false, completed: true });
     expect(result.message).toContain("finish reason: length");
+  });
+
+  it("retries a computer-use call the provider rate-limits, and keeps its key out of errors", async () => {
+    const KEY = "sk-cua-openai-secret-987654321";
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "openai/computer-use-preview", apiKey: KEY },
+    });
+    model.use(
+      failing(
+        "https://api.openai.com/v1/responses",
+        429,
+        { error: { message: "slow down" } },
+        { times: 1 },
+      ),
+      openaiComputerUse(openaiCanvas),
+    );
+    const result = await client.agent({ mode: "cua" }).execute("Press, then slide");
+    expect(result.success).toBe(true);
+    expect(model.requestsTo("/responses")).toHaveLength(4);
+    model.use(
+      failing("https://api.openai.com/v1/responses", 401, {
+        error: { message: `Incorrect API key provided: ${KEY}` },
+      }),
+    );
+    const error = await client
+      .agent({ mode: "cua" })
+      .execute("Press")
+      .catch((e: unknown) => e as Error);
+    expect(error).toMatchObject({ name: "LLMResponseError", status: 401 });
+    expect(String((error as Error).message)).toContain("Incorrect API key");
+    expect(String((error as Error).message)).not.toContain(KEY);
   });
 });

@@ -3,7 +3,7 @@ import type { Client } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { type AgentTurn, call, openaiAgent } from "../support/llm/agentModel.js";
 import { useModelServer } from "../support/llm/modelServer.js";
-import { centreOf, type Image, latestImageIn } from "../support/png.js";
+import { centreOf, type Image, latestImageIn, rightmostOnRow } from "../support/png.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -12,16 +12,7 @@ const clients = useClients();
 const KEY = "sk-hybrid-test-key-123456";
 
 /** The grey track's right end on the knob's row: where the slider is full. */
-function trackEnd(image: Image, y: number): { x: number; y: number } {
-  let end = 0;
-  for (let x = 0; x < image.width; x++) {
-    const o = (Math.round(y) * image.width + x) * 4;
-    if (image.pixels[o] === 0x99 && image.pixels[o + 1] === 0x99 && image.pixels[o + 2] === 0x99) {
-      end = x;
-    }
-  }
-  return { x: end, y };
-}
+const trackEnd = (image: Image, y: number) => rightmostOnRow(image, y, [0x99, 0x99, 0x99]);
 
 /**
  * The scripted model looks at the screenshots it is sent: it clicks the red target's middle,

@@ -105,3 +105,24 @@ export function latestImageIn(body: unknown): Image | undefined {
   const last = found?.at(-1);
   return last ? decodePng(Buffer.from(last, "base64")) : undefined;
 }
+
+/** The right-most pixel of exactly this colour on row `y` (a slider track's end). */
+export function rightmostOnRow(
+  image: Image,
+  y: number,
+  rgb: [number, number, number],
+): { x: number; y: number } {
+  let end = 0;
+  const row = Math.round(y);
+  for (let x = 0; x < image.width; x++) {
+    const o = (row * image.width + x) * 4;
+    if (
+      image.pixels[o] === rgb[0] &&
+      image.pixels[o + 1] === rgb[1] &&
+      image.pixels[o + 2] === rgb[2]
+    ) {
+      end = x;
+    }
+  }
+  return { x: end, y };
+}
