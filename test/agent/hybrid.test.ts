@@ -103,3 +103,70 @@ describe("agent, hybrid mode", () => {
     await cdp.detach();
   });
 });
+
+describe("agent, hybrid mode: every coordinate tool", () => {
+  it("double-clicks, holds, types, fills and scrolls at points it finds in the screenshots", async () => {
+    const SECRET = "s3cr3t-value-42";
+    const colour = (turn: AgentTurn, rgb: [number, number, number]) =>
+      centreOf(latestImageIn(turn.request.body)!, rgb)!;
+    model.use(
+      openaiAgent((turn) => {
+        const done = turn.history.map((h) => h.name);
+        if (!done.includes("screenshot")) return { calls: [call("screenshot")] };
+        if (!done.includes("doubleClickAt")) {
+          return { calls: [call("doubleClickAt", colour(turn, [0, 255, 0]))] };
+        }
+        if (!done.includes("holdAt")) {
+          return { calls: [call("holdAt", { ...colour(turn, [128, 0, 128]), seconds: 1 })] };
+        }
+        if (!done.includes("typeAt")) {
+          return {
+            calls: [call("typeAt", { ...colour(turn, [255, 255, 0]), text: "typed here" })],
+          };
+        }
+        if (!done.includes("fillFormAt")) {
+          const first = colour(turn, [255, 255, 0]);
+          const second = colour(turn, [0, 255, 255]);
+          return {
+            calls: [
+              call("fillFormAt", {
+                fields: [
+                  { ...first, value: "replaced" },
+                  { ...second, value: "%secret%" },
+                ],
+              }),
+            ],
+          };
+        }
+        if (!done.includes("scrollAt")) {
+          return {
+            calls: [
+              call("scrollAt", { ...colour(turn, [255, 136, 0]), direction: "down", amount: 200 }),
+            ],
+          };
+        }
+        return { calls: [call("done", { success: true, message: "all done" })] };
+      }),
+    );
+    const client = await clients.openOn(server.url("agent/coords.html"), {
+      model: { modelName: "openai/gpt-4.1", apiKey: KEY },
+    });
+    const pw = client.context.activePage()!.playwrightPage;
+    const statuses: string[] = [];
+    const { fullStream, result } = client
+      .agent({ mode: "hybrid", stream: true })
+      .execute({ instruction: "Use every control", variables: { secret: SECRET } });
+    for await (const e of fullStream) {
+      if (e.type === "tool-result")
+        statuses.push((await pw.locator("#status").textContent()) ?? "");
+    }
+    expect((await result).success).toBe(true);
+    expect(statuses).toContain("Green double-clicked");
+    expect(statuses).toContain("Purple held");
+    expect(await pw.locator("#first").inputValue()).toBe("replaced");
+    expect(await pw.locator("#second").inputValue()).toBe(SECRET);
+    expect(await pw.locator("#list").evaluate((el) => el.scrollTop)).toBeGreaterThan(100);
+    // The secret was typed, never sent: the field holding it is painted over in screenshots.
+    expect(JSON.stringify(model.requests().map((r) => r.body))).not.toContain(SECRET);
+  });
+});
