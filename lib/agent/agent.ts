@@ -2,13 +2,16 @@
  * client.agent(config) → Agent; agent.execute(instruction | options) runs the task to the end
  * and answers the result, or with `stream: true` answers `{ fullStream, result }` at once.
  */
+import type { z } from "zod";
 import type { Context } from "../browser/context.js";
 import { guardNavigations, navigationRefusal } from "../browser/navigationPolicy.js";
+import { NO_TABS } from "../browser/newTabs.js";
+import type { Page } from "../browser/page.js";
 import type { ActSettings } from "../handlers/act.js";
 import { pageFor } from "../handlers/pageSnapshot.js";
 import { hideVariables } from "../handlers/performAction.js";
 import type { Logger } from "../log.js";
-import type { ModelClient } from "../model/modelClient.js";
+import type { ModelClient, Models } from "../model/modelClient.js";
 import {
   type AgentExecuteOptions,
   AgentExecuteOptionsSchema,
@@ -25,7 +28,7 @@ import { screenFor } from "./screen.js";
 import { agentSystemPrompt, taskMessage } from "./systemPrompt.js";
 import type { AgentRun } from "./tools/defineTool.js";
 import { toolsFor } from "./tools/index.js";
-import { searchBackendFromEnv } from "./webSearch.js";
+import { type SearchBackend, searchBackendFromEnv } from "./webSearch.js";
 
 export interface AgentDeps {
   /** The client's pages; throws when the client is not ready. */
@@ -95,32 +98,7 @@ export class Agent<Streaming extends boolean = false> {
     const models = this.deps.models.scoped({ operation: "agent" });
     const page = () => pageFor(context, undefined);
     const used: Variables = { ...this.deps.typedVariables() };
-    const run: AgentRun = {
-      context,
-      page,
-      handlers: {
-        ...this.deps.handlers,
-        models,
-        // The agent's steps are its result's actions, not history entries.
-        record: () => {},
-        onTarget: options.highlightCursor ? pointAt : undefined,
-        onVariablesUsed: (typed) => {
-          Object.assign(used, typed);
-          this.deps.rememberVariables(typed);
-        },
-      },
-      executionModel: this.config.executionModel,
-      variables: options.variables,
-      navigation: {},
-      refused: [],
-      search,
-      stop: options.signal,
-      pointer: { at: { x: 0, y: 0 } },
-      screen: undefined,
-      onSafetyCheck: options.onSafetyCheck,
-      newTabs: { settled: async () => {}, stop: async () => {} },
-      logger,
-    };
+    const run = this.newRun(context, page, models, options, used, search);
     const start = page();
     let lift: (() => Promise<void>) | undefined;
     try {
@@ -182,5 +160,42 @@ export class Agent<Streaming extends boolean = false> {
         await Promise.all(context.pages().map((p) => removeCursor(p)));
       }
     }
+  }
+
+  /** What every tool of one run works with. */
+  private newRun(
+    context: Context,
+    page: () => Page,
+    models: Models,
+    options: z.output<typeof AgentExecuteOptionsSchema>,
+    used: Variables,
+    search: SearchBackend | undefined,
+  ): AgentRun {
+    return {
+      context,
+      page,
+      handlers: {
+        ...this.deps.handlers,
+        models,
+        // The agent's steps are its result's actions, not history entries.
+        record: () => {},
+        onTarget: options.highlightCursor ? pointAt : undefined,
+        onVariablesUsed: (typed) => {
+          Object.assign(used, typed);
+          this.deps.rememberVariables(typed);
+        },
+      },
+      executionModel: this.config.executionModel,
+      variables: options.variables,
+      navigation: {},
+      refused: [],
+      search,
+      stop: options.signal,
+      pointer: { at: { x: 0, y: 0 } },
+      screen: undefined,
+      onSafetyCheck: options.onSafetyCheck,
+      newTabs: NO_TABS,
+      logger: this.deps.logger,
+    };
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Page as PlaywrightPage } from "playwright-core";
 import { z } from "zod";
+import { sleep } from "../timeout.js";
 import {
   chord,
   clickAt,
@@ -325,10 +326,7 @@ export async function performComputerAction(
       await page.keyboard.up(action.key);
       return `held ${action.key}`;
     case "wait":
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.min(action.ms, 30_000));
-        signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
-      });
+      await sleep(Math.min(action.ms, 30_000), signal);
       return "waited";
     case "screenshot":
       return "screenshot";
