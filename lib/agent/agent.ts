@@ -120,12 +120,12 @@ export class Agent<Streaming extends boolean = false> {
       });
       const cua = this.config.mode === "cua";
       const screen = cua ? await captureMasked(start.playwrightPage, options.variables) : undefined;
-      run.screen = screen?.screen;
+      run.screens.latest = screen?.screen;
       const result = await runLoop({
         screenshot: screen?.image,
         // Declared as the latest screenshot's size: the points come back in it.
         computerScreen: cua
-          ? async () => run.screen ?? (await screenFor(page().playwrightPage))
+          ? async () => run.screens.latest ?? (await screenFor(page().playwrightPage))
           : undefined,
         task: hideVariables(
           logger.redactor.text(
@@ -192,7 +192,8 @@ export class Agent<Streaming extends boolean = false> {
       search,
       stop: options.signal,
       pointer: { at: { x: 0, y: 0 } },
-      screen: undefined,
+      screens: { latest: undefined },
+      highlightCursor: options.highlightCursor === true,
       onSafetyCheck: options.onSafetyCheck,
       newTabs: NO_TABS,
       logger: this.deps.logger,

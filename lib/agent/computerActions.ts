@@ -322,8 +322,13 @@ export async function performComputerAction(
       return `pressed ${action.keys.join(" ")}`;
     case "holdKey":
       await page.keyboard.down(action.key);
-      await new Promise((r) => setTimeout(r, Math.min(action.ms, 10_000)));
-      await page.keyboard.up(action.key);
+      // Let go in any case, also when the tool's time runs out: a key left down reaches every
+      // later action.
+      try {
+        await sleep(Math.min(action.ms, 10_000), signal);
+      } finally {
+        await page.keyboard.up(action.key);
+      }
       return `held ${action.key}`;
     case "wait":
       await sleep(Math.min(action.ms, 30_000), signal);

@@ -2,6 +2,7 @@
  * highlightCursor: a dot on the page where the agent is about to act, so that a person
  * watching (or a recording) sees what it points at. It takes no clicks and no space.
  */
+import type { Page as PlaywrightPage } from "playwright-core";
 import type { Page } from "../browser/page.js";
 import type { Action } from "../options.js";
 
@@ -12,22 +13,28 @@ export async function pointAt(page: Page, action: Action): Promise<void> {
     .deepLocator(action.selector)
     .boundingBox({ timeout: 2_000 })
     .catch(() => null);
-  if (!box) return;
-  const at = { x: box.x + box.width / 2, y: box.y + box.height / 2, id: CURSOR_ID };
-  await page.playwrightPage
-    .evaluate(({ x, y, id }) => {
-      let dot = document.getElementById(id);
-      if (!dot) {
-        dot = document.createElement("div");
-        dot.id = id;
-        dot.setAttribute("aria-hidden", "true");
-        dot.style.cssText =
-          "position:fixed;z-index:2147483647;pointer-events:none;width:18px;height:18px;margin:-9px 0 0 -9px;border-radius:50%;background:rgba(255,60,60,.55);border:2px solid #fff;box-shadow:0 0 0 1px rgba(0,0,0,.4);transition:left .15s,top .15s";
-        document.documentElement.appendChild(dot);
-      }
-      dot.style.left = `${x}px`;
-      dot.style.top = `${y}px`;
-    }, at)
+  if (box) await showCursorAt(page.playwrightPage, box.x + box.width / 2, box.y + box.height / 2);
+}
+
+/** Puts the dot at a point of the viewport (CSS pixels). */
+export async function showCursorAt(page: PlaywrightPage, x: number, y: number): Promise<void> {
+  await page
+    .evaluate(
+      ({ x, y, id }) => {
+        let dot = document.getElementById(id);
+        if (!dot) {
+          dot = document.createElement("div");
+          dot.id = id;
+          dot.setAttribute("aria-hidden", "true");
+          dot.style.cssText =
+            "position:fixed;z-index:2147483647;pointer-events:none;width:18px;height:18px;margin:-9px 0 0 -9px;border-radius:50%;background:rgba(255,60,60,.55);border:2px solid #fff;box-shadow:0 0 0 1px rgba(0,0,0,.4);transition:left .15s,top .15s";
+          document.documentElement.appendChild(dot);
+        }
+        dot.style.left = `${x}px`;
+        dot.style.top = `${y}px`;
+      },
+      { x, y, id: CURSOR_ID },
+    )
     .catch(() => {});
 }
 

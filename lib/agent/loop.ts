@@ -131,7 +131,8 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         text,
         image: outcome.ok ? outcome.output.image : undefined,
         imageInResult: outcome.ok && outcome.output.imageInResult,
-        resultMeta: outcome.ok ? outcome.output.resultMeta : undefined,
+        // The page's URL may carry a typed value (a submitted form's query).
+        resultMeta: outcome.ok ? clean(outcome.output.resultMeta) : undefined,
         error: !outcome.ok,
         perishable: outcome.ok && outcome.output.perishable,
       });

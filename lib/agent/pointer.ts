@@ -3,6 +3,7 @@
  * every point is mapped back to the viewport by the screen it was named in.
  */
 import type { Page as PlaywrightPage } from "playwright-core";
+import { sleep } from "../timeout.js";
 import { type Screen, toViewport } from "./screen.js";
 
 export type MouseButton = "left" | "right" | "middle";
@@ -47,17 +48,22 @@ export async function dragAlong(
   await page.mouse.up();
 }
 
-/** Presses at a point and holds for `ms` (a long press). */
+/** Presses at a point and holds for `ms` (a long press), or until `signal`. */
 export async function holdAt(
   page: PlaywrightPage,
   screen: Screen,
   at: Point,
   ms: number,
+  signal?: AbortSignal,
 ): Promise<void> {
   await moveTo(page, screen, at);
   await page.mouse.down();
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  await page.mouse.up();
+  // Let go in any case: a button left down would reach every later action.
+  try {
+    await sleep(ms, signal);
+  } finally {
+    await page.mouse.up();
+  }
 }
 
 /** Scrolls what is under a point by (dx, dy) CSS pixels. */
@@ -108,8 +114,20 @@ export function keyName(key: string): string {
     page_down: "PageDown",
     home: "Home",
     end: "End",
+    insert: "Insert",
+    ins: "Insert",
+    capslock: "CapsLock",
+    numlock: "NumLock",
+    scrolllock: "ScrollLock",
+    printscreen: "PrintScreen",
+    contextmenu: "ContextMenu",
+    menu: "ContextMenu",
   };
-  return map[k.toLowerCase()] ?? (k.length === 1 ? k : k);
+  const known = map[k.toLowerCase()];
+  if (known) return known;
+  // Function keys and names in capitals ("F5", "INSERT") in the form Playwright knows.
+  if (/^f\d{1,2}$/i.test(k)) return k.toUpperCase();
+  return k.length > 1 && k === k.toUpperCase() ? k[0] + k.slice(1).toLowerCase() : k;
 }
 
 /** A chord written "ctrl+a" or ["CTRL", "A"] as Playwright's "Control+a". */

@@ -10,7 +10,7 @@ export type AgentMode = "dom" | "hybrid" | "cua";
 
 /** Families that see images, by provider (azure and OpenAI-compatible servers: any name). */
 const SEES_IMAGES: Record<string, RegExp | true> = {
-  openai: /gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|^o[134]/,
+  openai: /gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|^o1(?!-mini)|^o3(?!-mini)|^o4/,
   anthropic: /claude/,
   google: /gemini/,
   vertex: /gemini|claude/,
@@ -24,7 +24,10 @@ export function computerUseOf(
   model: ModelConfiguration,
 ): { provider: "openai" | "anthropic" | "google"; version?: string } | undefined {
   const { provider, modelId } = nameOf(model);
-  if (provider === "openai" && /computer-use/.test(modelId)) return { provider };
+  // A bare computer-use name at a baseURL goes to OpenAI's protocol too (providers.ts).
+  if ((provider === "openai" || provider === "") && /computer-use/.test(modelId)) {
+    return { provider: "openai" };
+  }
   if (provider === "google" && /computer-use/.test(modelId)) return { provider };
   if (provider === "anthropic") {
     if (/opus-4-[5-9]|opus-4\.[5-9]/.test(modelId)) {

@@ -373,4 +373,60 @@ describe("agent, cua mode", () => {
     expect(String((error as Error).message)).toContain("Incorrect API key");
     expect(String((error as Error).message)).not.toContain(KEY);
   });
+
+  it("keeps a value typed into a form out of the page URL it sends back (current_url)", async () => {
+    const SECRET = "hunter2-secret-77";
+    const client = await clients.openOn(server.url("agent/cua-form.html"), {
+      model: { modelName: "openai/computer-use-preview", apiKey: "sk-cua-openai-123456" },
+    });
+    model.use(
+      openaiComputerUse((turn) => {
+        if (turn.actionsSoFar === 0) {
+          const field = centreOf(turn.screen, [255, 255, 0])!;
+          return {
+            action: {
+              type: "click",
+              button: "left",
+              x: Math.round(field.x),
+              y: Math.round(field.y),
+            },
+          };
+        }
+        if (turn.actionsSoFar === 1) return { action: { type: "type", text: "%secret%" } };
+        if (turn.actionsSoFar === 2) return { action: { type: "keypress", keys: ["ENTER"] } };
+        return { text: "searched" };
+      }),
+    );
+    const result = await client
+      .agent({ mode: "cua" })
+      .execute({ instruction: "Search for the secret", variables: { secret: SECRET } });
+    expect(result.success).toBe(true);
+    expect(client.context.activePage()!.url()).toContain(`q=${SECRET}`);
+    const sent = JSON.stringify(model.requests().map((r) => r.body));
+    expect(sent).not.toContain(SECRET);
+    expect(sent).toContain("results.html?q=%secret%");
+  });
+
+  it("lets go of a held key when the tool's time runs out (Anthropic hold_key)", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "sk-ant-cua-123456" },
+    });
+    model.use(
+      anthropicComputerUse((turn) =>
+        turn.actionsSoFar === 0
+          ? { action: { action: "hold_key", text: "shift", duration: 4 } }
+          : { text: "done" },
+      ),
+    );
+    await client.agent({ mode: "cua" }).execute({ instruction: "Hold shift", toolTimeout: 1_000 });
+    const pw = client.context.activePage()!.playwrightPage;
+    const shift = pw.evaluate(
+      () =>
+        new Promise<boolean>((resolve) =>
+          addEventListener("click", (e) => resolve(e.shiftKey), { once: true }),
+        ),
+    );
+    await pw.mouse.click(5, 5);
+    expect(await shift).toBe(false);
+  });
 });

@@ -1,8 +1,11 @@
+import { http } from "msw";
 import { describe, expect, it } from "vitest";
+import { cursorPosition } from "../../lib/agent/cursor.js";
 import type { Client } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { type AgentTurn, call, openaiAgent } from "../support/llm/agentModel.js";
-import { useModelServer } from "../support/llm/modelServer.js";
+import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { openaiResponses } from "../support/llm/openai.js";
 import { centreOf, type Image, latestImageIn, rightmostOnRow } from "../support/png.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -168,5 +171,112 @@ describe("agent, hybrid mode: every coordinate tool", () => {
     expect(await pw.locator("#list").evaluate((el) => el.scrollTop)).toBeGreaterThan(100);
     // The secret was typed, never sent: the field holding it is painted over in screenshots.
     expect(JSON.stringify(model.requests().map((r) => r.body))).not.toContain(SECRET);
+  });
+});
+
+describe("agent, hybrid mode: screens over time", () => {
+  it("maps a point by the screenshot it was named in, after the viewport changed", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "openai/gpt-4.1", apiKey: KEY },
+    });
+    const pw = client.context.activePage()!.playwrightPage;
+    await pw.setViewportSize({ width: 1600, height: 1000 });
+    let steps = 0;
+    model.use(
+      // The window is made smaller while the model looks at the 1600×1000 screenshot.
+      http.post("https://api.openai.com/v1/responses", async () => {
+        if (++steps === 2) await pw.setViewportSize({ width: 900, height: 600 });
+        return undefined;
+      }),
+      openaiAgent((turn) => {
+        const done = turn.history.map((h) => h.name);
+        if (!done.length) return { calls: [call("screenshot")] };
+        if (done.length === 1) {
+          return {
+            calls: [call("clickAt", centreOf(latestImageIn(turn.request.body)!, [255, 0, 0])!)],
+          };
+        }
+        return { calls: [call("done", { success: true, message: "clicked" })] };
+      }),
+    );
+    await client.agent({ mode: "hybrid" }).execute("Press the red button");
+    const status = await pw.locator("#status").textContent();
+    const [dx, dy] = status!.replace("Red pressed at ", "").split(",").map(Number);
+    expect(Math.abs(dx! - 30)).toBeLessThanOrEqual(1);
+    expect(Math.abs(dy! - 22)).toBeLessThanOrEqual(1);
+  });
+
+  it("shows the cursor where it clicks (highlightCursor), mapped like the click", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "openai/gpt-4.1", apiKey: KEY },
+    });
+    const page = client.context.activePage()!;
+    await page.playwrightPage.setViewportSize({ width: 1600, height: 1000 });
+    let cursor: { x: number; y: number } | null = null;
+    let steps = 0;
+    model.use(
+      http.post("https://api.openai.com/v1/responses", async ({ request }) => {
+        const body = (await request.clone().json()) as { tools?: unknown };
+        if (body.tools && ++steps === 3) cursor = await cursorPosition(page);
+        return undefined;
+      }),
+      openaiAgent((turn) => {
+        const done = turn.history.map((h) => h.name);
+        if (!done.length) return { calls: [call("screenshot")] };
+        if (done.length === 1) {
+          return {
+            calls: [call("clickAt", centreOf(latestImageIn(turn.request.body)!, [255, 0, 0])!)],
+          };
+        }
+        return { calls: [call("done", { success: true, message: "clicked" })] };
+      }),
+    );
+    await client
+      .agent({ mode: "hybrid" })
+      .execute({ instruction: "Press red", highlightCursor: true });
+    // The red target's middle in CSS pixels: canvas at (230, 170), target at (310, 40), 60×44.
+    // (Within a pixel: the model names the middle of the pixels it sees at 0.8 scale.)
+    expect(Math.abs(cursor!.x - 570)).toBeLessThanOrEqual(1);
+    expect(Math.abs(cursor!.y - 232)).toBeLessThanOrEqual(1);
+    expect(await cursorPosition(page)).toBeNull();
+  });
+
+  it("goes on in the tab left when a click closes its own", async () => {
+    const client = await clients.openOn(server.url("agent/links.html"), {
+      model: { modelName: "openai/gpt-4.1", apiKey: KEY },
+    });
+    model.use(
+      openaiAgent((turn) => {
+        const done = turn.history.map((h) => h.name);
+        if (!done.length) return { calls: [call("act", { action: "click Open the closer" })] };
+        if (done.length === 1) return { calls: [call("screenshot")] };
+        if (done.length === 2) {
+          const red = centreOf(latestImageIn(turn.request.body)!, [255, 0, 0])!;
+          return { calls: [call("clickAt", red)] };
+        }
+        return { calls: [call("done", { success: true, message: "closed" })] };
+      }),
+      openaiResponses((r) => ({
+        elements: [
+          {
+            elementId: idOfLine(promptOf(r), 'link "Open the closer"'),
+            description: "the link",
+            method: "click",
+            arguments: [],
+          },
+        ],
+      })),
+    );
+    const result = await client.agent({ mode: "hybrid" }).execute("Open the closer and close it");
+    expect(result.actions[1]).toMatchObject({
+      type: "screenshot",
+      pageUrl: server.url("agent/closer.html"),
+    });
+    expect(result.actions[2]).toMatchObject({
+      type: "clickAt",
+      pageUrl: server.url("agent/links.html"),
+    });
+    expect(result.actions[2]!.error).toBeUndefined();
+    expect(client.context.pages()).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { clickAt } from "../pointer.js";
-import { afterAction, PointSchema, screenNow } from "./coordinates.js";
+import { afterAction, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -12,7 +12,9 @@ export default defineTool({
     button: z.enum(["left", "right", "middle"]).default("left").describe("Mouse button"),
   }),
   async execute({ x, y, button }, run) {
-    await clickAt(run.page().playwrightPage, await screenNow(run), { x, y }, { button });
+    const screen = await screenNow(run);
+    await showPoint(run, screen, { x, y });
+    await clickAt(run.page().playwrightPage, screen, { x, y }, { button });
     return afterAction(run, `Clicked at (${x}, ${y})`, { action: `click at ${x},${y}` });
   },
 });

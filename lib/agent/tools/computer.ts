@@ -2,9 +2,8 @@ import { z } from "zod";
 import { NavigationRefusedError, navigationRefusal } from "../../browser/navigationPolicy.js";
 import { fillVariables } from "../../handlers/performAction.js";
 import { performComputerAction, readComputerCall } from "../computerActions.js";
-import { captureMasked } from "../maskedCapture.js";
 import { screenFor } from "../screen.js";
-import { markTyped } from "./coordinates.js";
+import { captureAfterAction, markTyped, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 /**
@@ -31,7 +30,7 @@ export default defineTool({
     let note: string;
     let acknowledged: Awaited<ReturnType<typeof readComputerCall>>["checks"] | undefined;
     try {
-      const screen = run.screen ?? (await screenFor(page));
+      const screen = run.screens.latest ?? (await screenFor(page));
       const { action, checks } = readComputerCall(input, screen);
       if (checks.length) {
         // Never accepted silently: the caller decides, and without an answer the run stops.
@@ -75,16 +74,17 @@ export default defineTool({
         });
         note = `opened ${page.url()}`;
       } else {
-        note = await performComputerAction(page, screen, action, run.pointer, deadline.signal);
+        const at = "at" in action ? action.at : action.kind === "drag" ? action.path[0] : undefined;
+        if (at) await showPoint(run, screen, at);
+        // Waiting ends at the caller's stop too; acting finishes its step.
+        const signal = run.stop ? AbortSignal.any([deadline.signal, run.stop]) : deadline.signal;
+        note = await performComputerAction(page, screen, action, run.pointer, signal);
       }
     } catch (error) {
       // The protocol wants a screenshot after every call: the failure is told with it.
       note = `failed: ${error instanceof Error ? error.message : String(error)}`;
     }
-    await run.newTabs.settled(Math.min(2_000, deadline.remaining()));
-    const now = run.page().playwrightPage;
-    const { image, screen } = await captureMasked(now, run.variables);
-    run.screen = screen;
+    const { page: now, image } = await captureAfterAction(run);
     return {
       text: note,
       image,

@@ -3,9 +3,12 @@
  * the screen of the page now, and the fresh screenshot each returns after acting, so that the
  * model sees what its action did.
  */
+
+import type { Page as PlaywrightPage } from "playwright-core";
 import { z } from "zod";
+import { showCursorAt } from "../cursor.js";
 import { captureMasked } from "../maskedCapture.js";
-import { type Screen, screenFor } from "../screen.js";
+import { type Screen, screenFor, toViewport } from "../screen.js";
 import type { AgentRun, ToolOutput } from "./defineTool.js";
 
 export const PointSchema = {
@@ -23,7 +26,36 @@ export function markTyped(run: AgentRun, text: string): void {
 
 /** The screen points are named in: the latest screenshot's, else the page's now. */
 export async function screenNow(run: AgentRun): Promise<Screen> {
-  return run.screen ?? screenFor(run.page().playwrightPage);
+  return run.screens.latest ?? screenFor(run.page().playwrightPage);
+}
+
+/**
+ * The screenshot after an action, of the page that is active once the action's effects have
+ * arrived: a tab it opened, or the one left when it closed its own.
+ */
+export async function captureAfterAction(
+  run: AgentRun,
+): Promise<{ page: PlaywrightPage; image: Buffer; screen: Screen }> {
+  await run.newTabs.settled();
+  for (let attempt = 0; ; attempt++) {
+    const page = run.page().playwrightPage;
+    try {
+      const { image, screen } = await captureMasked(page, run.variables);
+      run.screens.latest = screen;
+      return { page, image, screen };
+    } catch (error) {
+      // A tab that closed itself is still "open" until Playwright hears of it.
+      if (attempt >= 2) throw error;
+      await page.waitForEvent("close", { timeout: 1_000 }).catch(() => {});
+    }
+  }
+}
+
+/** Shows the agent's cursor (highlightCursor) at a point of the latest screenshot. */
+export async function showPoint(run: AgentRun, screen: Screen, at: { x: number; y: number }) {
+  if (!run.highlightCursor) return;
+  const p = toViewport(screen, at.x, at.y);
+  await showCursorAt(run.page().playwrightPage, p.x, p.y);
 }
 
 export async function afterAction(
@@ -31,10 +63,7 @@ export async function afterAction(
   done: string,
   action: Record<string, unknown>,
 ): Promise<ToolOutput> {
-  await run.newTabs.settled();
-  const page = run.page().playwrightPage;
-  const { image, screen } = await captureMasked(page, run.variables);
-  run.screen = screen;
+  const { page, image, screen } = await captureAfterAction(run);
   return {
     text: `${done}. Screenshot after it (${screen.width}×${screen.height}) follows; the page is ${page.url()}`,
     image,

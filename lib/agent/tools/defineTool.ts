@@ -32,8 +32,13 @@ export interface AgentRun {
   search: SearchBackend | undefined;
   /** Tabs an action opened: awaited before a tool reports where the page is. */
   newTabs: NewTabs;
-  /** The screen of the latest screenshot the model was shown: its points are in that one. */
-  screen: Screen | undefined;
+  /**
+   * The screen of the latest screenshot the model was shown: its points are in that one. A
+   * holder, shared by every tool call of the run (each gets its own copy of the rest).
+   */
+  screens: { latest: Screen | undefined };
+  /** Show the agent's cursor where it acts (highlightCursor). */
+  highlightCursor: boolean;
   /** Where the mouse is, for computer-use actions that name no point. */
   pointer: Pointer;
   /** Asked before an action the provider raised safety checks for; no answer means no. */

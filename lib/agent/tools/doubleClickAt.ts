@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { clickAt } from "../pointer.js";
-import { afterAction, PointSchema, screenNow } from "./coordinates.js";
+import { afterAction, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -8,7 +8,9 @@ export default defineTool({
   description: "Double-click at a point of the latest screenshot.",
   inputSchema: z.object(PointSchema),
   async execute({ x, y }, run) {
-    await clickAt(run.page().playwrightPage, await screenNow(run), { x, y }, { clickCount: 2 });
+    const screen = await screenNow(run);
+    await showPoint(run, screen, { x, y });
+    await clickAt(run.page().playwrightPage, screen, { x, y }, { clickCount: 2 });
     return afterAction(run, `Double-clicked at (${x}, ${y})`, {
       action: `double click at ${x},${y}`,
     });

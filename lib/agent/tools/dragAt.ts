@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { dragAlong } from "../pointer.js";
-import { afterAction, screenNow } from "./coordinates.js";
+import { afterAction, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 const Point = z.object({ x: z.number().min(0), y: z.number().min(0) });
@@ -19,7 +19,9 @@ export default defineTool({
       ),
   }),
   async execute({ path }, run) {
-    await dragAlong(run.page().playwrightPage, await screenNow(run), path);
+    const screen = await screenNow(run);
+    await showPoint(run, screen, path[0]!);
+    await dragAlong(run.page().playwrightPage, screen, path);
     const from = path[0]!;
     const to = path[path.length - 1]!;
     return afterAction(run, `Dragged from (${from.x}, ${from.y}) to (${to.x}, ${to.y})`, {

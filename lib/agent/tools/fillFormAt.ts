@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fillVariables } from "../../handlers/performAction.js";
 import { clickAt } from "../pointer.js";
-import { afterAction, markTyped, screenNow } from "./coordinates.js";
+import { afterAction, markTyped, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -29,6 +29,7 @@ export default defineTool({
     const values = fields.map((f) => fillVariables(f.value, run.variables));
     for (const f of fields) markTyped(run, f.value);
     for (const [i, f] of fields.entries()) {
+      await showPoint(run, screen, f);
       await clickAt(page, screen, f);
       await page.keyboard.press("ControlOrMeta+A");
       await page.keyboard.press("Delete");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { holdAt } from "../pointer.js";
-import { afterAction, PointSchema, screenNow } from "./coordinates.js";
+import { afterAction, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -12,7 +12,9 @@ export default defineTool({
   }),
   async execute({ x, y, seconds }, run, deadline) {
     const ms = Math.min(seconds * 1000, deadline.remaining());
-    await holdAt(run.page().playwrightPage, await screenNow(run), { x, y }, ms);
+    const screen = await screenNow(run);
+    await showPoint(run, screen, { x, y });
+    await holdAt(run.page().playwrightPage, screen, { x, y }, ms, deadline.signal);
     return afterAction(run, `Held at (${x}, ${y}) for ${Math.round(ms)} ms`, {
       action: `hold at ${x},${y}`,
     });

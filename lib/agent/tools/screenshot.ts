@@ -11,7 +11,7 @@ export default defineTool({
     const page = run.page().playwrightPage;
     // Fields holding a variable's value are painted over: the model never sees a value.
     const { image, screen } = await captureMasked(page, run.variables);
-    run.screen = screen;
+    run.screens.latest = screen;
     return {
       text: `Screenshot of ${page.url()} (${screen.width}×${screen.height} pixels; points you name are in these pixels): the image follows.`,
       image,

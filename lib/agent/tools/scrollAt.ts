@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { scrollAt } from "../pointer.js";
-import { afterAction, PointSchema, screenNow } from "./coordinates.js";
+import { afterAction, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -25,6 +25,7 @@ export default defineTool({
       dx: direction === "left" ? -css : direction === "right" ? css : 0,
       dy: direction === "up" ? -css : direction === "down" ? css : 0,
     };
+    await showPoint(run, screen, { x, y });
     await scrollAt(run.page().playwrightPage, screen, { x, y }, delta);
     await new Promise((resolve) => setTimeout(resolve, 100));
     return afterAction(run, `Scrolled ${direction} at (${x}, ${y})`, {

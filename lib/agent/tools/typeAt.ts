@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fillVariables } from "../../handlers/performAction.js";
 import { clickAt } from "../pointer.js";
-import { afterAction, markTyped, PointSchema, screenNow } from "./coordinates.js";
+import { afterAction, markTyped, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -17,7 +17,9 @@ export default defineTool({
     const page = run.page().playwrightPage;
     const value = fillVariables(text, run.variables);
     markTyped(run, text);
-    await clickAt(page, await screenNow(run), { x, y });
+    const screen = await screenNow(run);
+    await showPoint(run, screen, { x, y });
+    await clickAt(page, screen, { x, y });
     await page.keyboard.type(value);
     if (pressEnter) await page.keyboard.press("Enter");
     return afterAction(run, `Typed ${text} at (${x}, ${y})`, { action: `type at ${x},${y}` });
