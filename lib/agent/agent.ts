@@ -19,6 +19,7 @@ import {
   parseInput,
   type Variables,
 } from "../options.js";
+import { sleep } from "../timeout.js";
 import type { ResolvedAgentConfig } from "./agentConfig.js";
 import { pointAt, removeCursor } from "./cursor.js";
 import { type AgentEvent, EventChannel } from "./events.js";
@@ -157,7 +158,9 @@ export class Agent<Streaming extends boolean = false> {
     } finally {
       await lift?.();
       if (options.highlightCursor) {
-        await Promise.all(context.pages().map((p) => removeCursor(p)));
+        // Bounded: a page that stopped answering must not hold the result back.
+        const removal = Promise.all(context.pages().map((p) => removeCursor(p)));
+        await Promise.race([removal, sleep(2_000)]);
       }
     }
   }

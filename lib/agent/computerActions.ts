@@ -5,7 +5,8 @@
  */
 import type { Page as PlaywrightPage } from "playwright-core";
 import { z } from "zod";
-import { sleep } from "../timeout.js";
+import { type Deadline, sleep } from "../timeout.js";
+import { withReserve } from "./openUrl.js";
 import {
   chord,
   clickAt,
@@ -280,15 +281,18 @@ export async function performComputerAction(
   action: ComputerAction,
   pointer: Pointer,
   signal: AbortSignal,
+  deadline: Deadline,
 ): Promise<string> {
   switch (action.kind) {
     case "click": {
       const at = action.at ?? pointer.at;
-      if (action.modifier) await page.keyboard.down(action.modifier);
+      // A chord ("Control+Shift") is held key by key.
+      const held = action.modifier ? action.modifier.split("+") : [];
+      for (const key of held) await page.keyboard.down(key);
       try {
         await clickAt(page, screen, at, { button: action.button, clickCount: action.count });
       } finally {
-        if (action.modifier) await page.keyboard.up(action.modifier);
+        for (const key of held.reverse()) await page.keyboard.up(key);
       }
       pointer.at = at;
       return `${action.count > 1 ? `${action.count}× ` : ""}${action.button} click at (${at.x}, ${at.y})`;
@@ -320,16 +324,18 @@ export async function performComputerAction(
     case "keys":
       for (const k of action.keys) await page.keyboard.press(k);
       return `pressed ${action.keys.join(" ")}`;
-    case "holdKey":
-      await page.keyboard.down(action.key);
+    case "holdKey": {
+      const keys = action.key.split("+");
+      for (const key of keys) await page.keyboard.down(key);
       // Let go in any case, also when the tool's time runs out: a key left down reaches every
       // later action.
       try {
-        await sleep(Math.min(action.ms, 10_000), signal);
+        await sleep(Math.min(action.ms, 10_000, withReserve(deadline)), signal);
       } finally {
-        await page.keyboard.up(action.key);
+        for (const key of keys.reverse()) await page.keyboard.up(key);
       }
       return `held ${action.key}`;
+    }
     case "wait":
       await sleep(Math.min(action.ms, 30_000), signal);
       return "waited";
@@ -347,11 +353,14 @@ export async function performComputerAction(
       return `typed at (${Math.round(action.at.x)}, ${Math.round(action.at.y)})`;
     }
     case "back":
-      await page.goBack({ waitUntil: "domcontentloaded" }).catch(() => null);
-      return "went back";
-    case "forward":
-      await page.goForward({ waitUntil: "domcontentloaded" }).catch(() => null);
-      return "went forward";
+    case "forward": {
+      const before = page.url();
+      const options = { waitUntil: "domcontentloaded" as const, timeout: withReserve(deadline) };
+      await (action.kind === "back" ? page.goBack(options) : page.goForward(options));
+      return page.url() === before
+        ? `nothing to go ${action.kind} to`
+        : `went ${action.kind} to ${page.url()}`;
+    }
     case "navigate":
       // Opened by the computer tool, which applies the navigation-safety rule first.
       throw new Error("navigate is opened by the computer tool");

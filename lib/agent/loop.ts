@@ -99,7 +99,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
               success: false,
               message: `The model ended its turn without calling a tool${reasoning ? "" : " or saying anything"} (finish reason: ${answer.finishReason})${reasoning ? `: ${reasoning}` : "."}`,
             };
-      actions.push({ type: "message", reasoning, taskCompleted: true, timeMs: 0 });
+      actions.push({ type: "message", reasoning, taskCompleted: finish.success, timeMs: 0 });
       stoppedBy = "text";
       total.addSum(spent);
       s.emit({ type: "step-finish", step, usage: spent.asAgentUsage() });
@@ -125,6 +125,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       const outcome = await runTool(call, byName, s, (u) => spent.add(u));
       const timeMs = Date.now() - started;
       const text = clean(outcome.ok ? outcome.output.text : outcome.error);
+      const failed = outcome.ok ? outcome.output.failed : outcome.error;
       results.push({
         toolCallId: call.toolCallId,
         toolName: call.toolName,
@@ -143,7 +144,8 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
           type: call.toolName,
           ...(thought ? { reasoning: thought } : {}),
           taskCompleted: false,
-          ...(outcome.ok ? outcome.output.action : { error: outcome.error }),
+          ...(outcome.ok ? outcome.output.action : {}),
+          ...(failed ? { error: failed } : {}),
           timeMs,
         }),
       );
@@ -153,7 +155,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         toolCallId: call.toolCallId,
         toolName: call.toolName,
         output: text,
-        error: !outcome.ok,
+        error: failed !== undefined,
         timeMs,
       });
       if (outcome.ok && outcome.output.finish) {

@@ -54,7 +54,13 @@ export class Context {
    * an action needs it): after an action, `settled()` waits for the tabs it opened.
    */
   newTabs(): Promise<NewTabs> {
-    this.tabs ??= watchNewTabs(this.playwrightContext).catch(() => NO_TABS);
+    this.tabs ??= watchNewTabs(this.playwrightContext).catch((error: unknown) => {
+      // Without it, act returns before a tab it opened is active: worth a line, not a failure.
+      this.settings.logger.warn("context", "could not watch for new tabs", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return NO_TABS;
+    });
     return this.tabs;
   }
 

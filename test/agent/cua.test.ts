@@ -429,4 +429,40 @@ describe("agent, cua mode", () => {
     await pw.mouse.click(5, 5);
     expect(await shift).toBe(false);
   });
+
+  it("records an action that failed as an error, answers with a screenshot, and goes on", async () => {
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "sk-ant-cua-123456" },
+    });
+    const pw = client.context.activePage()!.playwrightPage;
+    const modifiers = pw.evaluate(
+      () =>
+        new Promise<boolean[]>((resolve) =>
+          addEventListener("click", (e) => resolve([e.ctrlKey, e.shiftKey]), { once: true }),
+        ),
+    );
+    model.use(
+      anthropicComputerUse((turn) => {
+        // Valid by the provider's schema, impossible to do: a drag with no start.
+        if (turn.actionsSoFar === 0)
+          return { action: { action: "left_click_drag", coordinate: [5, 5] } };
+        if (turn.actionsSoFar === 1) {
+          return { action: { action: "left_click", coordinate: [20, 20], text: "ctrl+shift" } };
+        }
+        return { text: "done" };
+      }),
+    );
+    const { fullStream, result } = client.agent({ mode: "cua", stream: true }).execute("Try");
+    const errors: boolean[] = [];
+    for await (const e of fullStream) if (e.type === "tool-result") errors.push(e.error);
+    const final = await result;
+    expect(errors).toEqual([true, false]);
+    expect(String(final.actions[0]!.error)).toContain("left_click_drag needs start_coordinate");
+    expect(final.actions[1]!.error).toBeUndefined();
+    // A chord of modifiers is held key by key around the click.
+    expect(await modifiers).toEqual([true, true]);
+    // The failed call still answered with a screenshot, as the protocol expects.
+    const second = model.requestsTo("api.anthropic.com")[1]!;
+    expect(JSON.stringify(second.body.messages)).toContain('"type":"image"');
+  });
 });

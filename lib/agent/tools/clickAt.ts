@@ -11,10 +11,10 @@ export default defineTool({
     ...PointSchema,
     button: z.enum(["left", "right", "middle"]).default("left").describe("Mouse button"),
   }),
-  async execute({ x, y, button }, run) {
+  async execute({ x, y, button }, run, deadline) {
     const screen = await screenNow(run);
     await showPoint(run, screen, { x, y });
     await clickAt(run.page().playwrightPage, screen, { x, y }, { button });
-    return afterAction(run, `Clicked at (${x}, ${y})`, { action: `click at ${x},${y}` });
+    return afterAction(run, deadline, `Clicked at (${x}, ${y})`, { action: `click at ${x},${y}` });
   },
 });

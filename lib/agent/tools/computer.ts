@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { NavigationRefusedError, navigationRefusal } from "../../browser/navigationPolicy.js";
 import { fillVariables } from "../../handlers/performAction.js";
 import { performComputerAction, readComputerCall } from "../computerActions.js";
+import { openUrl } from "../openUrl.js";
 import { screenFor } from "../screen.js";
 import { captureAfterAction, markTyped, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
@@ -28,6 +28,7 @@ export default defineTool({
   async execute(input, run, deadline) {
     const page = run.page().playwrightPage;
     let note: string;
+    let failed: string | undefined;
     let acknowledged: Awaited<ReturnType<typeof readComputerCall>>["checks"] | undefined;
     try {
       const screen = run.screens.latest ?? (await screenFor(page));
@@ -65,29 +66,26 @@ export default defineTool({
         action.text = fillVariables(action.text, run.variables);
       }
       if (action.kind === "navigate") {
-        // The navigation-safety rule, as for goto.
-        const refused = await navigationRefusal(action.url, run.navigation);
-        if (refused) throw new NavigationRefusedError(action.url, refused);
-        await page.goto(action.url, {
-          waitUntil: "domcontentloaded",
-          timeout: Math.max(1, deadline.remaining() - Math.min(1_000, deadline.remaining() / 4)),
-        });
+        await openUrl(page, action.url, run.navigation, deadline);
         note = `opened ${page.url()}`;
       } else {
         const at = "at" in action ? action.at : action.kind === "drag" ? action.path[0] : undefined;
         if (at) await showPoint(run, screen, at);
         // Waiting ends at the caller's stop too; acting finishes its step.
         const signal = run.stop ? AbortSignal.any([deadline.signal, run.stop]) : deadline.signal;
-        note = await performComputerAction(page, screen, action, run.pointer, signal);
+        note = await performComputerAction(page, screen, action, run.pointer, signal, deadline);
+        if (deadline.signal.aborted) throw deadline.signal.reason;
       }
     } catch (error) {
       // The protocol wants a screenshot after every call: the failure is told with it.
-      note = `failed: ${error instanceof Error ? error.message : String(error)}`;
+      failed = error instanceof Error ? error.message : String(error);
+      note = `failed: ${failed}`;
     }
-    const { page: now, image } = await captureAfterAction(run);
+    const { page: now, image } = await captureAfterAction(run, deadline);
     return {
       text: note,
       image,
+      failed,
       imageInResult: true,
       perishable: true,
       resultMeta: {

@@ -6,6 +6,7 @@
 
 import type { Page as PlaywrightPage } from "playwright-core";
 import { z } from "zod";
+import type { Deadline } from "../../timeout.js";
 import { showCursorAt } from "../cursor.js";
 import { captureMasked } from "../maskedCapture.js";
 import { type Screen, screenFor, toViewport } from "../screen.js";
@@ -35,12 +36,15 @@ export async function screenNow(run: AgentRun): Promise<Screen> {
  */
 export async function captureAfterAction(
   run: AgentRun,
+  deadline: Deadline,
 ): Promise<{ page: PlaywrightPage; image: Buffer; screen: Screen }> {
-  await run.newTabs.settled();
+  await run.newTabs.settled(Math.min(2_000, deadline.remaining()));
   for (let attempt = 0; ; attempt++) {
     const page = run.page().playwrightPage;
     try {
       const { image, screen } = await captureMasked(page, run.variables);
+      // A call whose time ran out must not change what later points are mapped by.
+      if (deadline.signal.aborted) throw deadline.signal.reason;
       run.screens.latest = screen;
       return { page, image, screen };
     } catch (error) {
@@ -60,10 +64,11 @@ export async function showPoint(run: AgentRun, screen: Screen, at: { x: number; 
 
 export async function afterAction(
   run: AgentRun,
+  deadline: Deadline,
   done: string,
   action: Record<string, unknown>,
 ): Promise<ToolOutput> {
-  const { page, image, screen } = await captureAfterAction(run);
+  const { page, image, screen } = await captureAfterAction(run, deadline);
   return {
     text: `${done}. Screenshot after it (${screen.width}×${screen.height}) follows; the page is ${page.url()}`,
     image,

@@ -64,6 +64,8 @@ export interface ToolOutput {
     stoppedBy?: string;
     metadata?: Record<string, unknown>;
   };
+  /** The action failed, though the tool still answers (with a screenshot): recorded as an error. */
+  failed?: string;
   /** The image goes inside the tool's result: where the computer-use protocols expect it. */
   imageInResult?: boolean;
   /** Sent back with the result for the provider: acknowledged safety checks, the page's URL. */

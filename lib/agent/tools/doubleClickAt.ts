@@ -7,11 +7,11 @@ export default defineTool({
   name: "doubleClickAt",
   description: "Double-click at a point of the latest screenshot.",
   inputSchema: z.object(PointSchema),
-  async execute({ x, y }, run) {
+  async execute({ x, y }, run, deadline) {
     const screen = await screenNow(run);
     await showPoint(run, screen, { x, y });
     await clickAt(run.page().playwrightPage, screen, { x, y }, { clickCount: 2 });
-    return afterAction(run, `Double-clicked at (${x}, ${y})`, {
+    return afterAction(run, deadline, `Double-clicked at (${x}, ${y})`, {
       action: `double click at ${x},${y}`,
     });
   },

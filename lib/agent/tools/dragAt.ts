@@ -18,13 +18,13 @@ export default defineTool({
         "Points in pixels of the latest screenshot: where to press, [points on the way], where to release",
       ),
   }),
-  async execute({ path }, run) {
+  async execute({ path }, run, deadline) {
     const screen = await screenNow(run);
     await showPoint(run, screen, path[0]!);
     await dragAlong(run.page().playwrightPage, screen, path);
     const from = path[0]!;
     const to = path[path.length - 1]!;
-    return afterAction(run, `Dragged from (${from.x}, ${from.y}) to (${to.x}, ${to.y})`, {
+    return afterAction(run, deadline, `Dragged from (${from.x}, ${from.y}) to (${to.x}, ${to.y})`, {
       action: `drag ${from.x},${from.y} → ${to.x},${to.y}`,
     });
   },

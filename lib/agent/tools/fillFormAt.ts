@@ -22,20 +22,21 @@ export default defineTool({
       .min(1)
       .max(30),
   }),
-  async execute({ fields }, run) {
+  async execute({ fields }, run, deadline) {
     const page = run.page().playwrightPage;
     const screen = await screenNow(run);
     // Every token is checked before anything is typed.
     const values = fields.map((f) => fillVariables(f.value, run.variables));
     for (const f of fields) markTyped(run, f.value);
     for (const [i, f] of fields.entries()) {
+      if (deadline.signal.aborted) break;
       await showPoint(run, screen, f);
       await clickAt(page, screen, f);
       await page.keyboard.press("ControlOrMeta+A");
       await page.keyboard.press("Delete");
       await page.keyboard.type(values[i]!);
     }
-    return afterAction(run, `Filled ${fields.length} field(s)`, {
+    return afterAction(run, deadline, `Filled ${fields.length} field(s)`, {
       fields: fields.map((f) => ({ x: f.x, y: f.y, value: f.value })),
     });
   },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withReserve } from "../openUrl.js";
 import { holdAt } from "../pointer.js";
 import { afterAction, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
@@ -11,11 +12,12 @@ export default defineTool({
     seconds: z.number().positive().max(10).default(1).describe("How long to hold, in seconds"),
   }),
   async execute({ x, y, seconds }, run, deadline) {
-    const ms = Math.min(seconds * 1000, deadline.remaining());
+    // Kept short of the deadline: the screenshot after it needs a moment too.
+    const ms = Math.min(seconds * 1000, withReserve(deadline));
     const screen = await screenNow(run);
     await showPoint(run, screen, { x, y });
     await holdAt(run.page().playwrightPage, screen, { x, y }, ms, deadline.signal);
-    return afterAction(run, `Held at (${x}, ${y}) for ${Math.round(ms)} ms`, {
+    return afterAction(run, deadline, `Held at (${x}, ${y}) for ${Math.round(ms)} ms`, {
       action: `hold at ${x},${y}`,
     });
   },

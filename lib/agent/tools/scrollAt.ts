@@ -17,7 +17,7 @@ export default defineTool({
       .default(400)
       .describe("How far, in pixels of the screenshot (400 by default)"),
   }),
-  async execute({ x, y, direction, amount }, run) {
+  async execute({ x, y, direction, amount }, run, deadline) {
     const screen = await screenNow(run);
     // The amount is in screenshot pixels: scaled like a point.
     const css = (amount * screen.cssWidth) / screen.width;
@@ -28,7 +28,7 @@ export default defineTool({
     await showPoint(run, screen, { x, y });
     await scrollAt(run.page().playwrightPage, screen, { x, y }, delta);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    return afterAction(run, `Scrolled ${direction} at (${x}, ${y})`, {
+    return afterAction(run, deadline, `Scrolled ${direction} at (${x}, ${y})`, {
       action: `scroll ${direction} ${amount} at ${x},${y}`,
     });
   },

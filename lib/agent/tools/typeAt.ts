@@ -13,7 +13,7 @@ export default defineTool({
     text: z.string().describe("The text to type; a %name% token for a variable's value"),
     pressEnter: z.boolean().default(false).describe("Press Enter after typing"),
   }),
-  async execute({ x, y, text, pressEnter }, run) {
+  async execute({ x, y, text, pressEnter }, run, deadline) {
     const page = run.page().playwrightPage;
     const value = fillVariables(text, run.variables);
     markTyped(run, text);
@@ -22,6 +22,8 @@ export default defineTool({
     await clickAt(page, screen, { x, y });
     await page.keyboard.type(value);
     if (pressEnter) await page.keyboard.press("Enter");
-    return afterAction(run, `Typed ${text} at (${x}, ${y})`, { action: `type at ${x},${y}` });
+    return afterAction(run, deadline, `Typed ${text} at (${x}, ${y})`, {
+      action: `type at ${x},${y}`,
+    });
   },
 });
