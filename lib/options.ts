@@ -228,6 +228,7 @@ export const TimeoutSchema = z
 
 /** The agent's ways of acting: through the outline (dom), plus coordinates (hybrid), or the provider's computer-use protocol (cua). */
 export const AGENT_MODES = ["dom", "hybrid", "cua"] as const;
+export type AgentMode = (typeof AGENT_MODES)[number];
 export const LEGACY_AGENT_PROVIDERS = [
   "openai",
   "anthropic",
@@ -253,6 +254,14 @@ export type AgentConfig = z.input<typeof AgentConfigSchema>;
 
 export const DEFAULT_MAX_STEPS = 20;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+
+/** A check a computer-use provider raises before an action (OpenAI's, Gemini's). */
+export const SafetyCheckSchema = z.object({
+  id: z.string(),
+  code: z.string().optional(),
+  message: z.string().optional(),
+});
+export type SafetyCheck = z.infer<typeof SafetyCheckSchema>;
 
 export const AgentExecuteOptionsSchema = z.strictObject({
   instruction: z

@@ -9,7 +9,6 @@ import { NO_TABS } from "../browser/newTabs.js";
 import type { Page } from "../browser/page.js";
 import type { ActSettings } from "../handlers/act.js";
 import { pageFor } from "../handlers/pageSnapshot.js";
-import { hideVariables } from "../handlers/performAction.js";
 import type { Logger } from "../log.js";
 import type { ModelClient, Models } from "../model/modelClient.js";
 import {
@@ -20,6 +19,7 @@ import {
   type Variables,
 } from "../options.js";
 import { sleep } from "../timeout.js";
+import { hideVariables } from "../variables.js";
 import type { ResolvedAgentConfig } from "./agentConfig.js";
 import { pointAt, removeCursor } from "./cursor.js";
 import { type AgentEvent, EventChannel } from "./events.js";
@@ -36,7 +36,7 @@ export interface AgentDeps {
   context(): Context;
   models: ModelClient;
   /** Snapshot settings and selfHeal, as the client's own act/extract use them. */
-  handlers: Omit<ActSettings, "models" | "record" | "onTarget">;
+  actSettings: Omit<ActSettings, "models" | "record" | "onTarget">;
   logger: Logger;
   /** Values a run types are hidden in every later outline of the client. */
   rememberVariables(variables: Variables): void;
@@ -101,12 +101,12 @@ export class Agent<Streaming extends boolean = false> {
     const used: Variables = { ...this.deps.typedVariables() };
     const run = this.newRun(context, page, models, options, used, search);
     const start = page();
-    let lift: (() => Promise<void>) | undefined;
+    let unguardNavigations: (() => Promise<void>) | undefined;
     try {
       // Every document the run loads passes the navigation-safety rule: goto's URL, redirects,
       // links act clicks and navigations the page starts; the model is told of each refusal.
       const browser = context.playwrightContext.browser();
-      lift = browser
+      unguardNavigations = browser
         ? await guardNavigations(
             browser,
             (url) => navigationRefusal(url, run.navigation),
@@ -156,7 +156,7 @@ export class Agent<Streaming extends boolean = false> {
     } catch (error) {
       throw logger.redactor.error(error);
     } finally {
-      await lift?.();
+      await unguardNavigations?.();
       if (options.highlightCursor) {
         // Bounded: a page that stopped answering must not hold the result back.
         const removal = Promise.all(context.pages().map((p) => removeCursor(p)));
@@ -177,8 +177,8 @@ export class Agent<Streaming extends boolean = false> {
     return {
       context,
       page,
-      handlers: {
-        ...this.deps.handlers,
+      actSettings: {
+        ...this.deps.actSettings,
         models,
         // The agent's steps are its result's actions, not history entries.
         record: () => {},

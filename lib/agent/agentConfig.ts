@@ -9,7 +9,7 @@ import type { ModelConfiguration } from "../model/config.js";
 import { type AgentConfig, AgentConfigSchema, parseInput } from "../options.js";
 
 export interface ResolvedAgentConfig {
-  mode: "dom" | "hybrid" | "cua";
+  mode: AgentMode;
   /** The agent's own model; the client's when undefined. */
   model: ModelConfiguration | undefined;
   /** The model of the tools' act/extract calls: the agent's model when not given. */

@@ -6,6 +6,7 @@
  * chat-completions tool result would carry it as base64 text).
  */
 import type { ModelMessage } from "../model/modelClient.js";
+import type { SafetyCheck } from "../options.js";
 
 type ToolOutputPart = Extract<
   Extract<ModelMessage, { role: "tool" }>["content"][number],
@@ -22,7 +23,7 @@ export interface ToolResultEntry {
   imageInResult?: boolean;
   /** For the provider with the result: acknowledged safety checks, the page's URL. */
   resultMeta?: {
-    acknowledgedSafetyChecks?: { id: string; code?: string; message?: string }[];
+    acknowledgedSafetyChecks?: SafetyCheck[];
     url?: string;
   };
   error?: boolean;

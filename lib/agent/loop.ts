@@ -4,19 +4,20 @@
  * fails or runs out of time hands its error to the model, which may try something else; a
  * model that cannot be reached ends the run with its error.
  */
-import { hideVariables } from "../handlers/performAction.js";
+
 import type { Redactor } from "../log.js";
 import type { Usage } from "../metrics.js";
 import type { ModelConfiguration } from "../model/config.js";
 import type { Models, ToolCallRequest } from "../model/modelClient.js";
 import type { AgentAction, AgentResult, AgentUsage, Variables } from "../options.js";
 import { withTimeout } from "../timeout.js";
+import { hideVariables } from "../variables.js";
 import { Conversation, type ToolResultEntry } from "./conversation.js";
 import type { AgentEvent } from "./events.js";
 import type { AgentRun, AgentTool, ToolOutput } from "./tools/defineTool.js";
 
 /** A single model turn of the agent may take this long before the run fails. */
-export const MODEL_STEP_TIMEOUT_MS = 90_000;
+const MODEL_STEP_TIMEOUT_MS = 90_000;
 
 export interface LoopSettings {
   task: string;
@@ -211,7 +212,7 @@ async function runTool(
       s.toolTimeout,
       `the ${call.toolName} tool to finish`,
       (deadline) =>
-        tool.execute(input.data, { ...s.run, handlers: withUsage(s.run, onUsage) }, deadline),
+        tool.execute(input.data, { ...s.run, actSettings: withUsage(s.run, onUsage) }, deadline),
     );
     const refused = s.run.refused.splice(0);
     if (refused.length) {
@@ -231,10 +232,10 @@ async function runTool(
 }
 
 /** The tools' own model calls (act, extract) count in this step's usage too. */
-function withUsage(run: AgentRun, onUsage: (usage: Usage) => void): AgentRun["handlers"] {
-  const models = run.handlers.models;
+function withUsage(run: AgentRun, onUsage: (usage: Usage) => void): AgentRun["actSettings"] {
+  const models = run.actSettings.models;
   return {
-    ...run.handlers,
+    ...run.actSettings,
     models: {
       generate: (call) => models.generate({ ...call, onUsage: chain(call.onUsage, onUsage) }),
       converse: (call) => models.converse({ ...call, onUsage: chain(call.onUsage, onUsage) }),

@@ -138,3 +138,11 @@ export function chord(keys: string | string[]): string {
     .map((k) => (k.length === 1 ? k.toLowerCase() : k))
     .join("+");
 }
+
+/** A scroll of `amount` in a direction, as (dx, dy). */
+export function scrollDelta(direction: unknown, amount: number): { dx: number; dy: number } {
+  return {
+    dx: direction === "left" ? -amount : direction === "right" ? amount : 0,
+    dy: direction === "up" ? -amount : direction === "down" ? amount : 0,
+  };
+}

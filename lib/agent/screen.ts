@@ -8,7 +8,7 @@ import type { Page as PlaywrightPage } from "playwright-core";
 import { ownSession } from "../browser/frameSessions.js";
 
 /** The largest screenshot a model is shown; larger viewports are scaled down to fit. */
-export const SCREEN_BOX = { width: 1280, height: 800 };
+const SCREEN_BOX = { width: 1280, height: 800 };
 
 export interface Screen {
   /** The image's size, in its pixels: the space the model's coordinates are in. */
@@ -48,17 +48,16 @@ function screenOf(view: Viewport, box = SCREEN_BOX): Screen {
 }
 
 /** The screen a model sees for this page now (no capture). */
-export async function screenFor(page: PlaywrightPage, box = SCREEN_BOX): Promise<Screen> {
-  return screenOf(await viewportOf(page), box);
+export async function screenFor(page: PlaywrightPage): Promise<Screen> {
+  return screenOf(await viewportOf(page));
 }
 
 /** The viewport as a PNG of the screen's size. */
 export async function captureScreen(
   page: PlaywrightPage,
-  box = SCREEN_BOX,
 ): Promise<{ image: Buffer; screen: Screen }> {
   const view = await viewportOf(page);
-  const screen = screenOf(view, box);
+  const screen = screenOf(view);
   const own = await ownSession(page, page.mainFrame());
   if (!own) throw new Error("the page has no session to capture it through");
   // The clip is in document coordinates (hence the scroll offsets); the output is clip size ×

@@ -1,8 +1,7 @@
+import type { AgentMode } from "../options.js";
+
 /** What the agent's model is told about its job, before the caller's own systemPrompt. */
-export function agentSystemPrompt(
-  mode: "dom" | "hybrid" | "cua",
-  custom: string | undefined,
-): string {
+export function agentSystemPrompt(mode: AgentMode, custom: string | undefined): string {
   const lines =
     mode === "cua"
       ? CUA

@@ -10,10 +10,9 @@ import { sleep } from "../timeout.js";
 export interface NewTabs {
   /** Resolves once every tab announced lately is a Page of the context, or after `timeoutMs`. */
   settled(timeoutMs?: number): Promise<void>;
-  stop(): Promise<void>;
 }
 
-export const NO_TABS: NewTabs = { settled: async () => {}, stop: async () => {} };
+export const NO_TABS: NewTabs = { settled: async () => {} };
 
 /** A tab announced this long ago and still not a Page is not waited for any more. */
 const FORGET_AFTER_MS = 2_000;
@@ -39,6 +38,7 @@ export async function watchNewTabs(context: BrowserContext): Promise<NewTabs> {
       if (info) pending.delete(info.targetId);
     });
   };
+  // Watched for the context's life: the session ends with the browser.
   context.on("page", onPage);
   // Existing targets are announced before the answer, and are not counted.
   await session.send("Target.setDiscoverTargets", { discover: true });
@@ -52,10 +52,6 @@ export async function watchNewTabs(context: BrowserContext): Promise<NewTabs> {
         if (!pending.size || now >= until) return;
         await sleep(10);
       }
-    },
-    async stop() {
-      context.off("page", onPage);
-      await session.detach().catch(() => {});
     },
   };
 }

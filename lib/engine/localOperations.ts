@@ -11,7 +11,6 @@ import { type ActResult, act } from "../handlers/act.js";
 import { extractData, extractPageText } from "../handlers/extract.js";
 import type { ExtractCall } from "../handlers/extractCall.js";
 import { observe } from "../handlers/observe.js";
-import { hideVariables } from "../handlers/performAction.js";
 import type { History } from "../history.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
@@ -25,6 +24,7 @@ import type {
   ResolvedOptions,
   Variables,
 } from "../options.js";
+import { hideVariables } from "../variables.js";
 
 export class LocalOperations {
   private readonly models: ModelClient;
@@ -81,7 +81,7 @@ export class LocalOperations {
     return new Agent(resolveAgentConfig(config, this.logger, client), {
       context,
       models: this.models,
-      handlers: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },
+      actSettings: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },
       logger: this.logger,
       rememberVariables: (v) => Object.assign(this.typedVariables, v),
       typedVariables: () => this.typedVariables,

@@ -17,9 +17,10 @@ import {
   type Variables,
 } from "../options.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
+import { hideVariables, variablesIn } from "../variables.js";
 import { findElements, type ObserveSettings } from "./observe.js";
 import { pageFor, snapshotFor } from "./pageSnapshot.js";
-import { hideVariables, performAction } from "./performAction.js";
+import { performAction } from "./performAction.js";
 
 export interface ActSettings extends ObserveSettings {
   selfHeal: boolean;
@@ -198,12 +199,6 @@ function failed(message: string, actionDescription: string, actions: Action[]): 
 
 /** The variables whose `%name%` the arguments of a typing action carry. */
 function usedBy(action: Action, variables: Variables | undefined): Variables {
-  const used: Variables = {};
-  if (!TYPING_METHODS.has(action.method ?? "click")) return used;
-  for (const arg of action.arguments ?? []) {
-    for (const [, name] of arg.matchAll(/%(\w+)%/g)) {
-      if (variables && name && Object.hasOwn(variables, name)) used[name] = variables[name]!;
-    }
-  }
-  return used;
+  if (!TYPING_METHODS.has(action.method ?? "click")) return {};
+  return Object.assign({}, ...(action.arguments ?? []).map((a) => variablesIn(a, variables)));
 }

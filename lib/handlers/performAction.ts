@@ -4,53 +4,10 @@
  * a log or the history.
  */
 import type { Page } from "../browser/page.js";
-import { ServiceError, ServiceValidationError } from "../errors.js";
+import { ServiceError } from "../errors.js";
 import type { Action, Variables } from "../options.js";
 import type { Deadline } from "../timeout.js";
-
-/**
- * Replaces every variable's value in `text` by its `%name%` token (values of 2+ characters),
- * also as URLs write it (`a%40b.c`, `green+tea`, `x%21`, lower-case hex): a typed value often
- * ends up in a query.
- */
-export function hideVariables(text: string, variables: Variables | undefined): string {
-  let out = text;
-  const values = Object.entries(variables ?? {})
-    .flatMap(([name, v]) =>
-      urlForms(String(typeof v === "object" ? v.value : v)).map((form) => [name, form] as const),
-    )
-    .filter(([, value]) => value.length >= 2)
-    .sort((a, b) => b[1].length - a[1].length);
-  for (const [name, value] of values) out = out.split(value).join(`%${name}%`);
-  return out;
-}
-
-/** A value as it is, and as encodeURIComponent, a form submission, RFC 3986 and lower-case hex write it. */
-function urlForms(value: string): string[] {
-  const component = encodeURIComponent(value);
-  const form = new URLSearchParams({ v: value }).toString().slice(2);
-  // RFC 3986 strict, as many encoders write it: !'()* escaped too, space as %20.
-  const strict = component.replace(
-    /[!'()*~]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  const forms = [value, component, component.replace(/%20/g, "+"), form, strict];
-  const lower = forms.map((f) => f.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()));
-  return [...new Set([...forms, ...lower])];
-}
-
-/** The value of each `%name%` token in `text`; an unknown name is an error, not a guess. */
-export function fillVariables(text: string, variables: Variables | undefined): string {
-  return text.replace(/%(\w+)%/g, (token, name: string) => {
-    if (!variables || !Object.hasOwn(variables, name)) {
-      throw new ServiceValidationError("act.options.variables", [
-        { path: [name], message: `the action uses ${token}, but no variable "${name}" was given` },
-      ]);
-    }
-    const v = variables[name]!;
-    return String(typeof v === "object" ? v.value : v);
-  });
-}
+import { fillVariables } from "../variables.js";
 
 export async function performAction(
   page: Page,

@@ -4,9 +4,11 @@
  * computer-use models, Anthropic's computer-use tool). Names are matched by pattern,
  * so that dated and newer versions of a family count.
  */
+
+import type { AgentMode } from "../options.js";
 import type { ModelConfiguration } from "./config.js";
 
-export type AgentMode = "dom" | "hybrid" | "cua";
+export type { AgentMode };
 
 /** Families that see images, by provider (azure and OpenAI-compatible servers: any name). */
 const SEES_IMAGES: Record<string, RegExp | true> = {

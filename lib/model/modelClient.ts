@@ -15,22 +15,15 @@ import {
   tool,
 } from "ai";
 import type { z } from "zod";
-import {
-  LLMResponseError,
-  MissingLLMConfigurationError,
-  ServiceError,
-  UnsupportedModelError,
-  ZodSchemaValidationError,
-} from "../errors.js";
+import { MissingLLMConfigurationError, UnsupportedModelError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Usage } from "../metrics.js";
 import { sleep } from "../timeout.js";
 import { inheritCredentials, type ModelConfiguration } from "./config.js";
 import type { InferenceLog } from "./inferenceLog.js";
+import { toModelError } from "./modelErrors.js";
 import { computerToolFor, type ResolvedModel, resolveModel } from "./providers.js";
 import { retryDelay } from "./retries.js";
-
-export { MAX_RETRY_AFTER_MS, RETRY_DELAYS_MS, retryDelay } from "./retries.js";
 
 export type Operation = "act" | "extract" | "observe" | "agent";
 
@@ -196,7 +189,7 @@ export class ModelClient implements Models {
               : undefined,
         }),
       );
-      this.filed(call, usage);
+      this.reportUsage(call, usage);
       await this.logInference({ ...record, response: { text: result.text, toolCalls }, usage });
       this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
       return {
@@ -210,13 +203,20 @@ export class ModelClient implements Models {
         model: label,
       };
     } catch (error) {
-      const failure = this.explain({ ...call, schema: undefined }, error);
+      const failure = toModelError(
+        { ...call, schema: undefined },
+        error,
+        this.settings.logger.redactor,
+      );
       await this.logInference({ ...record, error: failure.message });
       throw failure;
     }
   }
 
-  private filed(call: { operation: Operation; onUsage?: (usage: Usage) => void }, usage: Usage) {
+  private reportUsage(
+    call: { operation: Operation; onUsage?: (usage: Usage) => void },
+    usage: Usage,
+  ) {
     this.settings.onUsage?.(call.operation, usage);
     call.onUsage?.(usage);
   }
@@ -251,15 +251,15 @@ export class ModelClient implements Models {
       );
       const usage = usageOf(result.usage, started);
       const value = result.output as T;
-      this.filed(call, usage);
+      this.reportUsage(call, usage);
       await this.logInference({ ...record, response: value, usage });
       this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
       return { value, usage, model: label };
     } catch (error) {
       // An answer of the wrong shape was still paid for: its tokens count.
       const spent = NoObjectGeneratedError.isInstance(error) ? error.usage : undefined;
-      if (spent) this.filed(call, usageOf(spent, started));
-      const failure = this.explain(call, error);
+      if (spent) this.reportUsage(call, usageOf(spent, started));
+      const failure = toModelError(call, error, this.settings.logger.redactor);
       await this.logInference({ ...record, error: failure.message });
       throw failure;
     }
@@ -321,41 +321,6 @@ export class ModelClient implements Models {
       }
     }
   }
-
-  /** The reference's error for a failed call, without anything secret in it. */
-  private explain(
-    call: { operation: Operation; schema: z.ZodType | undefined },
-    error: unknown,
-  ): Error {
-    const { operation } = call;
-    const redactor = this.settings.logger.redactor;
-    if (error instanceof ServiceError) return redactor.error(error);
-    if (NoObjectGeneratedError.isInstance(error)) {
-      // JSON of the wrong shape is a schema mismatch, with its issues; anything else is not an
-      // answer at all.
-      const received = parseJson(error.text);
-      const checked =
-        received === undefined || !call.schema ? undefined : call.schema.safeParse(received);
-      if (checked && !checked.success) {
-        return new ZodSchemaValidationError(
-          redactor.value(received),
-          checked.error.issues.map((i) => ({ path: i.path, message: i.message })),
-        );
-      }
-    }
-    if (APICallError.isInstance(error)) {
-      const detail = redactor.text(providerMessage(error));
-      return new LLMResponseError(operation, detail, { status: error.statusCode });
-    }
-    if (NoObjectGeneratedError.isInstance(error)) {
-      return new LLMResponseError(
-        operation,
-        redactor.text(`the answer did not match the expected shape: ${error.message}`),
-      );
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return new LLMResponseError(operation, redactor.text(message));
-  }
 }
 
 interface SdkUsage {
@@ -384,35 +349,6 @@ function withoutImages(messages: ModelMessage[]): unknown {
         : value,
     ),
   );
-}
-
-function parseJson(text: string | undefined): unknown {
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The provider's own words about the failure, from its error body when there is one. */
-function providerMessage(error: APICallError): string {
-  const body = error.responseBody;
-  if (body) {
-    try {
-      const parsed = JSON.parse(body) as {
-        error?: { message?: string } | string;
-        message?: string;
-      };
-      const message =
-        typeof parsed.error === "string" ? parsed.error : (parsed.error?.message ?? parsed.message);
-      if (message) return message;
-    } catch {
-      // Not JSON: the text itself says it.
-      return body.slice(0, 500);
-    }
-  }
-  return error.message;
 }
 
 function labelOf(model: LanguageModel): string {

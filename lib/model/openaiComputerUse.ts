@@ -14,6 +14,7 @@ import type {
   LanguageModelV3GenerateResult,
   LanguageModelV3Prompt,
 } from "@ai-sdk/provider";
+import type { SafetyCheck } from "../options.js";
 import { postJson, refuseOtherUses } from "./computerUseHttp.js";
 
 export interface OpenAIComputerUseSettings {
@@ -26,7 +27,7 @@ export interface OpenAIComputerUseSettings {
 /** What a computer call carries to the agent's `computer` tool (its input). */
 export interface OpenAIComputerCallInput {
   action: Record<string, unknown> & { type: string };
-  safety_checks: { id: string; code?: string; message?: string }[];
+  safety_checks: SafetyCheck[];
   /** Kept to send the call back as it came (with the reasoning item that preceded it). */
   item_id: string;
   reasoning: unknown[];

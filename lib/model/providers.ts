@@ -1,6 +1,7 @@
 /**
  * The provider switch: a model configuration becomes an AI SDK language model. The only file
- * that imports `@ai-sdk/*`. Keys come from the configuration or the provider's usual
+ * that imports the provider packages (the computer-use adapters implement `@ai-sdk/provider`'s
+ * interface themselves). Keys come from the configuration or the provider's usual
  * environment variable; `baseURL` and `headers` route any provider through a proxy or an
  * OpenAI-compatible server.
  */

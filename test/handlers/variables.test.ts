@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fillVariables, hideVariables } from "../../lib/handlers/performAction.js";
+import { fillVariables, hideVariables } from "../../lib/variables.js";
 
 describe("variables in text", () => {
   const variables = { email: "ada@example.com", q: "green tea&co", pin: { value: 4321 } };

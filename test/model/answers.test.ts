@@ -9,13 +9,9 @@ import { LLMResponseError, ZodSchemaValidationError } from "../../lib/index.js";
 import { Logger } from "../../lib/log.js";
 import { MetricsRecorder } from "../../lib/metrics.js";
 import { InferenceLog } from "../../lib/model/inferenceLog.js";
-import {
-  ModelClient,
-  type Operation,
-  RETRY_DELAYS_MS,
-  retryDelay,
-} from "../../lib/model/modelClient.js";
+import { ModelClient, type Operation } from "../../lib/model/modelClient.js";
 import { resolveModel } from "../../lib/model/providers.js";
+import { RETRY_DELAYS_MS, retryDelay } from "../../lib/model/retries.js";
 import { failure } from "../support/failure.js";
 import { useModelServer } from "../support/llm/modelServer.js";
 import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";

@@ -24,7 +24,7 @@ export default defineTool({
         page: run.page(),
         timeout: deadline.remaining(),
       },
-      run.handlers,
+      run.actSettings,
     );
     // act waited for a tab its click opened: that is the page now.
     const page = run.page();

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { fillVariables } from "../../handlers/performAction.js";
-import { performComputerAction, readComputerCall } from "../computerActions.js";
+import { fillVariables } from "../../variables.js";
+import { performComputerAction } from "../computerActions.js";
+import { readComputerCall } from "../computerCalls.js";
 import { openUrl } from "../openUrl.js";
 import { screenFor } from "../screen.js";
 import { captureAfterAction, markTyped, showPoint } from "./coordinates.js";

@@ -7,6 +7,7 @@
 import type { Page as PlaywrightPage } from "playwright-core";
 import { z } from "zod";
 import type { Deadline } from "../../timeout.js";
+import { variablesIn } from "../../variables.js";
 import { showCursorAt } from "../cursor.js";
 import { captureMasked } from "../maskedCapture.js";
 import { type Screen, screenFor, toViewport } from "../screen.js";
@@ -19,10 +20,8 @@ export const PointSchema = {
 
 /** The variables `text` names are about to be typed: hidden from now on. */
 export function markTyped(run: AgentRun, text: string): void {
-  for (const [, name] of text.matchAll(/%(\w+)%/g)) {
-    const value = name ? run.variables?.[name] : undefined;
-    if (name && value !== undefined) run.handlers.onVariablesUsed?.({ [name]: value });
-  }
+  const typed = variablesIn(text, run.variables);
+  if (Object.keys(typed).length) run.actSettings.onVariablesUsed?.(typed);
 }
 
 /** The screen points are named in: the latest screenshot's, else the page's now. */

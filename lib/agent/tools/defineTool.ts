@@ -11,9 +11,9 @@ import type { Page } from "../../browser/page.js";
 import type { ActSettings } from "../../handlers/act.js";
 import type { Logger } from "../../log.js";
 import type { ModelConfiguration } from "../../model/config.js";
-import type { AgentAction, Variables } from "../../options.js";
+import type { AgentAction, SafetyCheck, Variables } from "../../options.js";
 import type { Deadline } from "../../timeout.js";
-import type { Pointer, SafetyCheck } from "../computerActions.js";
+import type { Pointer } from "../computerActions.js";
 import type { Screen } from "../screen.js";
 import type { SearchBackend } from "../webSearch.js";
 
@@ -23,7 +23,7 @@ export interface AgentRun {
   /** The page the agent is on: the active page (a tab the page opens becomes it). */
   page(): Page;
   /** act/extract/observe settings: the agent's models (usage under agent), no history entries. */
-  handlers: ActSettings;
+  actSettings: ActSettings;
   executionModel: ModelConfiguration | undefined;
   variables: Variables | undefined;
   navigation: NavigationAllowance;

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { dragAlong } from "../pointer.js";
-import { afterAction, screenNow, showPoint } from "./coordinates.js";
+import { afterAction, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
-const Point = z.object({ x: z.number().min(0), y: z.number().min(0) });
+const Point = z.object(PointSchema);
 
 export default defineTool({
   name: "dragAt",

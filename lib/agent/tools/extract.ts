@@ -19,7 +19,7 @@ export default defineTool({
       instruction,
       undefined,
       { model: run.executionModel, page, timeout: deadline.remaining() },
-      run.handlers,
+      run.actSettings,
     );
     const extraction = (data as { extraction: string }).extraction;
     return {

@@ -28,13 +28,13 @@ export default defineTool({
   }),
   async execute({ fields }, run, deadline) {
     const page = run.page();
-    const snapshot = await snapshotFor(page, {}, run.handlers, deadline);
+    const snapshot = await snapshotFor(page, {}, run.actSettings, deadline);
     const list = fields.map((f, i) => `${i + 1}. ${f.field}: ${f.value}`).join("\n");
     const found = await findElements(
       `The ${fields.length} form fields below, one element each, in the same order, each with method "fill" and the value as its argument:\n${list}`,
       snapshot,
       { model: run.executionModel, variables: run.variables },
-      run.handlers,
+      run.actSettings,
       deadline,
       "act",
     );
@@ -62,7 +62,7 @@ export default defineTool({
         run.context,
         action,
         { variables: run.variables, page, timeout: deadline.remaining() },
-        run.handlers,
+        run.actSettings,
       );
       if (!result.success) failures++;
       report.push(`${field.field}: ${result.success ? "filled" : `failed (${result.message})`}`);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fillVariables } from "../../handlers/performAction.js";
+import { fillVariables } from "../../variables.js";
 import { clickAt } from "../pointer.js";
 import { afterAction, markTyped, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
@@ -20,7 +20,8 @@ export default defineTool({
         }),
       )
       .min(1)
-      .max(30),
+      .max(30)
+      .describe("The fields to fill, each by its position on the latest screenshot"),
   }),
   async execute({ fields }, run, deadline) {
     const page = run.page().playwrightPage;

@@ -1,6 +1,7 @@
 /**
  * The one registry of the agent's tools: which a run offers, by mode and options.
  */
+import type { AgentMode } from "../../options.js";
 import act from "./act.js";
 import back from "./back.js";
 import clickAt from "./clickAt.js";
@@ -42,10 +43,7 @@ const DOM_TOOLS = [
 /** Acting by points of a screenshot, for hybrid mode. */
 const COORDINATE_TOOLS = [clickAt, doubleClickAt, typeAt, dragAt, scrollAt, holdAt, fillFormAt];
 
-export function toolsFor(options: {
-  mode: "dom" | "hybrid" | "cua";
-  useSearch: boolean;
-}): AgentTool[] {
+export function toolsFor(options: { mode: AgentMode; useSearch: boolean }): AgentTool[] {
   // cua: the provider's computer tool alone; the model drives the screen its own way.
   if (options.mode === "cua") return [computer];
   const tools = options.mode === "hybrid" ? [...DOM_TOOLS, ...COORDINATE_TOOLS] : DOM_TOOLS;

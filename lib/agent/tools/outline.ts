@@ -9,7 +9,7 @@ export default defineTool({
   inputSchema: z.object({}),
   async execute(_input, run, deadline) {
     const page = run.page();
-    const snapshot = await snapshotFor(page, {}, run.handlers, deadline);
+    const snapshot = await snapshotFor(page, {}, run.actSettings, deadline);
     // Over the token budget, the part in view; scrolling brings the rest.
     const part =
       snapshot.chunks.length > 1

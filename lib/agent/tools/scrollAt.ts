@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { scrollAt } from "../pointer.js";
+import { sleep } from "../../timeout.js";
+import { scrollAt, scrollDelta } from "../pointer.js";
 import { afterAction, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
@@ -21,13 +22,10 @@ export default defineTool({
     const screen = await screenNow(run);
     // The amount is in screenshot pixels: scaled like a point.
     const css = (amount * screen.cssWidth) / screen.width;
-    const delta = {
-      dx: direction === "left" ? -css : direction === "right" ? css : 0,
-      dy: direction === "up" ? -css : direction === "down" ? css : 0,
-    };
     await showPoint(run, screen, { x, y });
-    await scrollAt(run.page().playwrightPage, screen, { x, y }, delta);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await scrollAt(run.page().playwrightPage, screen, { x, y }, scrollDelta(direction, css));
+    // Wheel scrolling is applied asynchronously by the compositor.
+    await sleep(100, deadline.signal);
     return afterAction(run, deadline, `Scrolled ${direction} at (${x}, ${y})`, {
       action: `scroll ${direction} ${amount} at ${x},${y}`,
     });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fillVariables } from "../../handlers/performAction.js";
+import { fillVariables } from "../../variables.js";
 import { clickAt } from "../pointer.js";
 import { afterAction, markTyped, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
