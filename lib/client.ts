@@ -6,7 +6,6 @@ import type { z } from "zod";
 import type { Agent } from "./agent/agent.js";
 import type { Context } from "./browser/context.js";
 import type { Engine } from "./engine/engine.js";
-import { LocalOperations } from "./engine/localOperations.js";
 import { createEngine } from "./engine/select.js";
 import { ServiceError, ServiceInitError, ServiceNotInitializedError } from "./errors.js";
 import type { ActResult } from "./handlers/act.js";
@@ -34,7 +33,6 @@ export class Client {
   private readonly engine: Engine;
   private readonly historyLog: History;
   private readonly metricsLog = new MetricsRecorder();
-  private readonly operations: LocalOperations;
   private initializing: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private ctx: Context | undefined;
@@ -49,18 +47,17 @@ export class Client {
       secrets: secretsOf(this.options),
     });
     this.historyLog = new History(this.logger.redactor);
-    this.operations = new LocalOperations(
+    warnAboutInactiveOptions(options, this.logger);
+    this.engine = createEngine(
       this.options,
       this.logger,
-      this.historyLog,
-      this.metricsLog,
+      {
+        onNavigate: (n) =>
+          this.historyLog.record("navigate", { url: n.url, options: n.options }, n.result),
+        scrub: (error) => this.logger.redactor.error(error),
+      },
+      { history: this.historyLog, metrics: this.metricsLog },
     );
-    warnAboutInactiveOptions(options, this.logger);
-    this.engine = createEngine(this.options, this.logger, {
-      onNavigate: (n) =>
-        this.historyLog.record("navigate", { url: n.url, options: n.options }, n.result),
-      scrub: (error) => this.logger.redactor.error(error),
-    });
   }
 
   /**
@@ -119,7 +116,7 @@ export class Client {
     third?: ExtractOptions,
   ): Promise<unknown> {
     const context = this.ready("extract");
-    return this.operations.extract(context, readExtractCall(first, second, third));
+    return this.engine.operations.extract(context, readExtractCall(first, second, third));
   }
 
   /**
@@ -127,7 +124,7 @@ export class Client {
    * relevant first (`[]` when nothing matches); without an instruction, every interactive one.
    */
   observe(instruction?: string, options?: ObserveOptions): Promise<Action[]> {
-    return this.operations.observe(this.ready("observe"), instruction, options);
+    return this.engine.operations.observe(this.ready("observe"), instruction, options);
   }
 
   /**
@@ -135,7 +132,7 @@ export class Client {
    * model picks, or performs an Action from observe() with no model call.
    */
   act(input: string | Action, options?: ActOptions): Promise<ActResult> {
-    return this.operations.act(this.ready("act"), input, options);
+    return this.engine.operations.act(this.ready("act"), input, options);
   }
 
   /**
@@ -146,7 +143,7 @@ export class Client {
   agent(config?: AgentConfig & { stream?: false }): Agent<false>;
   agent(config: AgentConfig): Agent<boolean>;
   agent(config?: AgentConfig): Agent<boolean> {
-    return this.operations.agent(config, () => this.ready("agent"));
+    return this.engine.operations.agent(config, () => this.ready("agent"));
   }
 
   /** The pages: newPage(), pages(), activePage(), setActivePage(page). */

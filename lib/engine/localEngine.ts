@@ -8,7 +8,7 @@ import { answerProxyChallenges } from "../browser/proxyAuth.js";
 import type { Logger } from "../log.js";
 import type { ResolvedLaunchOptions } from "../options.js";
 import { type Deadline, untilAborted, withTimeout } from "../timeout.js";
-import type { Engine } from "./engine.js";
+import type { Engine, Operations } from "./engine.js";
 
 export interface LocalEngineOptions {
   launch: ResolvedLaunchOptions;
@@ -20,6 +20,7 @@ export interface LocalEngineOptions {
 }
 
 export class LocalEngine implements Engine {
+  readonly operations: Operations;
   private launched: LaunchedBrowser | undefined;
   /** Set by close() or a failed init: a launch under way is ended at once. */
   private abandoned = false;
@@ -27,7 +28,12 @@ export class LocalEngine implements Engine {
   private launch: Promise<LaunchedBrowser> | undefined;
   private ready = false;
 
-  constructor(private readonly options: LocalEngineOptions) {}
+  constructor(
+    private readonly options: LocalEngineOptions,
+    operations: Operations,
+  ) {
+    this.operations = operations;
+  }
 
   /** Set once the browser is ready; kept after a keepAlive close, which is when it matters. */
   connectURL: string | undefined;

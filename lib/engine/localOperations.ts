@@ -25,8 +25,9 @@ import type {
   Variables,
 } from "../options.js";
 import { hideVariables } from "../variables.js";
+import type { Operations } from "./engine.js";
 
-export class LocalOperations {
+export class LocalOperations implements Operations {
   private readonly models: ModelClient;
   /** Values typed from variables: every later outline shows their %name% instead. */
   private readonly typedVariables: Variables = {};

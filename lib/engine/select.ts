@@ -7,10 +7,13 @@ import { onServerlessHost } from "../browser/chromiumPack.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import type { PageHooks } from "../browser/page.js";
 import { MissingEnvironmentVariableError, ServiceEnvironmentError } from "../errors.js";
+import type { History } from "../history.js";
 import type { Logger } from "../log.js";
+import type { MetricsRecorder } from "../metrics.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Engine } from "./engine.js";
 import { LocalEngine } from "./localEngine.js";
+import { LocalOperations } from "./localOperations.js";
 
 const LAUNCH_TIMEOUT_MS = 30_000;
 
@@ -23,16 +26,31 @@ export function launchProfile(env: NodeJS.ProcessEnv = process.env): LaunchProfi
   );
 }
 
-export function createEngine(options: ResolvedOptions, logger: Logger, hooks: PageHooks): Engine {
+/** What the operations keep: the client's history and metrics. */
+export interface Records {
+  history: History;
+  metrics: MetricsRecorder;
+}
+
+export function createEngine(
+  options: ResolvedOptions,
+  logger: Logger,
+  hooks: PageHooks,
+  records: Records,
+): Engine {
   if (options.env === "LOCAL") {
-    return new LocalEngine({
-      launch: options.localBrowserLaunchOptions,
-      profile: launchProfile(),
-      keepAlive: options.keepAlive,
-      launchTimeoutMs: LAUNCH_TIMEOUT_MS,
-      logger,
-      context: { dialogs: options.dialogs, hooks },
-    });
+    const operations = new LocalOperations(options, logger, records.history, records.metrics);
+    return new LocalEngine(
+      {
+        launch: options.localBrowserLaunchOptions,
+        profile: launchProfile(),
+        keepAlive: options.keepAlive,
+        launchTimeoutMs: LAUNCH_TIMEOUT_MS,
+        logger,
+        context: { dialogs: options.dialogs, hooks },
+      },
+      operations,
+    );
   }
   const apiKey = options.apiKey ?? process.env.WAYFARER_API_KEY;
   if (!apiKey)
