@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { clickAt } from "../pointer.js";
-import { afterAction, PointSchema, screenNow, showPoint } from "./coordinates.js";
+import { afterAction, onPage, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -14,7 +14,8 @@ export default defineTool({
   async execute({ x, y, button }, run, deadline) {
     const screen = await screenNow(run);
     await showPoint(run, screen, { x, y });
-    await clickAt(run.page().playwrightPage, screen, { x, y }, { button });
+    const page = run.page().playwrightPage;
+    await onPage(page, deadline, () => clickAt(page, screen, { x, y }, { button }));
     return afterAction(run, deadline, `Clicked at (${x}, ${y})`, { action: `click at ${x},${y}` });
   },
 });

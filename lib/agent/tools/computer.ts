@@ -4,7 +4,7 @@ import { performComputerAction } from "../computerActions.js";
 import { readComputerCall } from "../computerCalls.js";
 import { openUrl } from "../openUrl.js";
 import { screenFor } from "../screen.js";
-import { captureAfterAction, markTyped, showPoint } from "./coordinates.js";
+import { captureAfterAction, markTyped, onPage, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 /**
@@ -74,7 +74,11 @@ export default defineTool({
         if (at) await showPoint(run, screen, at);
         // Waiting ends at the caller's stop too; acting finishes its step.
         const signal = run.stop ? AbortSignal.any([deadline.signal, run.stop]) : deadline.signal;
-        note = await performComputerAction(page, screen, action, run.pointer, signal, deadline);
+        note = "";
+        await onPage(page, deadline, async () => {
+          note = await performComputerAction(page, screen, action, run.pointer, signal, deadline);
+        });
+        note ||= "the action closed the tab";
         if (deadline.signal.aborted) throw deadline.signal.reason;
       }
     } catch (error) {

@@ -49,9 +49,36 @@ export async function captureAfterAction(
     } catch (error) {
       // A tab that closed itself is still "open" until Playwright hears of it.
       if (attempt >= 2) throw error;
-      await page.waitForEvent("close", { timeout: 1_000 }).catch(() => {});
+      await closing(page, deadline);
     }
   }
+}
+
+/**
+ * Runs an input on the page; when the input closed the page itself (a button calling
+ * window.close()), the input's "target closed" error is what success looks like.
+ */
+export async function onPage(
+  page: PlaywrightPage,
+  deadline: Deadline,
+  input: () => Promise<void>,
+): Promise<void> {
+  try {
+    await input();
+  } catch (error) {
+    const closed = error instanceof Error && /closed/i.test(error.message);
+    if (!closed || !(await closing(page, deadline))) throw error;
+  }
+}
+
+/** Whether the page is closed, or closes within a moment. */
+async function closing(page: PlaywrightPage, deadline: Deadline): Promise<boolean> {
+  if (page.isClosed()) return true;
+  const wait = Math.min(3_000, Math.max(1, deadline.remaining() - 500));
+  return page
+    .waitForEvent("close", { timeout: wait })
+    .then(() => true)
+    .catch(() => page.isClosed());
 }
 
 /** Shows the agent's cursor (highlightCursor) at a point of the latest screenshot. */

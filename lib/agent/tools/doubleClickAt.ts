@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { clickAt } from "../pointer.js";
-import { afterAction, PointSchema, screenNow, showPoint } from "./coordinates.js";
+import { afterAction, onPage, PointSchema, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -10,7 +10,8 @@ export default defineTool({
   async execute({ x, y }, run, deadline) {
     const screen = await screenNow(run);
     await showPoint(run, screen, { x, y });
-    await clickAt(run.page().playwrightPage, screen, { x, y }, { clickCount: 2 });
+    const page = run.page().playwrightPage;
+    await onPage(page, deadline, () => clickAt(page, screen, { x, y }, { clickCount: 2 }));
     return afterAction(run, deadline, `Double-clicked at (${x}, ${y})`, {
       action: `double click at ${x},${y}`,
     });
