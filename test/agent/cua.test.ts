@@ -420,14 +420,16 @@ describe("agent, cua mode", () => {
     );
     await client.agent({ mode: "cua" }).execute({ instruction: "Hold shift", toolTimeout: 1_000 });
     const pw = client.context.activePage()!.playwrightPage;
-    const shift = pw.evaluate(
-      () =>
-        new Promise<boolean>((resolve) =>
-          addEventListener("click", (e) => resolve(e.shiftKey), { once: true }),
-        ),
-    );
+    // The listener is in place before the click (an evaluate still on its way would miss it).
+    await pw.evaluate(() => {
+      const w = window as unknown as { shifts: boolean[] };
+      w.shifts = [];
+      addEventListener("click", (e) => w.shifts.push(e.shiftKey));
+    });
     await pw.mouse.click(5, 5);
-    expect(await shift).toBe(false);
+    expect(await pw.evaluate(() => (window as unknown as { shifts: boolean[] }).shifts)).toEqual([
+      false,
+    ]);
   });
 
   it("records an action that failed as an error, answers with a screenshot, and goes on", async () => {
@@ -435,12 +437,12 @@ describe("agent, cua mode", () => {
       model: { modelName: "anthropic/claude-sonnet-4-5", apiKey: "sk-ant-cua-123456" },
     });
     const pw = client.context.activePage()!.playwrightPage;
-    const modifiers = pw.evaluate(
-      () =>
-        new Promise<boolean[]>((resolve) =>
-          addEventListener("click", (e) => resolve([e.ctrlKey, e.shiftKey]), { once: true }),
-        ),
-    );
+    // In place before the run: the click it watches for comes during the run.
+    await pw.evaluate(() => {
+      const w = window as unknown as { clicks: boolean[][] };
+      w.clicks = [];
+      addEventListener("click", (e) => w.clicks.push([e.ctrlKey, e.shiftKey]));
+    });
     model.use(
       anthropicComputerUse((turn) => {
         // Valid by the provider's schema, impossible to do: a drag with no start.
@@ -460,7 +462,9 @@ describe("agent, cua mode", () => {
     expect(String(final.actions[0]!.error)).toContain("left_click_drag needs start_coordinate");
     expect(final.actions[1]!.error).toBeUndefined();
     // A chord of modifiers is held key by key around the click.
-    expect(await modifiers).toEqual([true, true]);
+    expect(await pw.evaluate(() => (window as unknown as { clicks: boolean[][] }).clicks)).toEqual([
+      [true, true],
+    ]);
     // The failed call still answered with a screenshot, as the protocol expects.
     const second = model.requestsTo("api.anthropic.com")[1]!;
     expect(JSON.stringify(second.body.messages)).toContain('"type":"image"');
