@@ -6,7 +6,9 @@ export default defineConfig({
     globalSetup: ["test/support/globalSetup.ts"],
     setupFiles: ["test/support/noLeftovers.ts"],
     pool: "forks",
-    maxWorkers: 2,
+    // One file at a time: two browsers of heavy tests on a two-core machine starved a page of
+    // twenty frames so that a reload's load event missed its 30 s (twice in ~17 full runs).
+    maxWorkers: 1,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Browser tests share two cores; a retry would hide a real flake, so there is none.
