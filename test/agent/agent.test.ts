@@ -5,7 +5,7 @@ import { useClients } from "../support/clients.js";
 import { anthropicAgent, call, openaiAgent } from "../support/llm/agentModel.js";
 import { ANTHROPIC_USAGE, anthropicMessages } from "../support/llm/anthropic.js";
 import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
-import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
+import { clickingLine, OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
 import {
   teaAgent,
   teaAgentStep,
@@ -266,15 +266,7 @@ describe("agent: variables, limits and failures", () => {
         if (!last) return { calls: [call("act", { action: "click the Instance metadata link" })] };
         return { calls: [call("done", { success: false, message: String(last.output) })] };
       }),
-      openaiResponses((r) => {
-        const prompt = promptOf(r);
-        const id = idOfLine(prompt, 'link "Instance metadata"');
-        return {
-          elements: [
-            { elementId: id, description: "metadata link", method: "click", arguments: [] },
-          ],
-        };
-      }),
+      clickingLine('link "Instance metadata"'),
     );
     const client = await open("agent/links.html");
     const result = await client.agent().execute("Open the metadata link");
@@ -413,16 +405,7 @@ describe("agent: pages, tabs and words", () => {
         if (last.name === "act") return { calls: [call("outline")] };
         return { calls: [call("done", { success: true, message: String(last.output) })] };
       }),
-      openaiResponses((r) => ({
-        elements: [
-          {
-            elementId: idOfLine(promptOf(r), 'link "Green tea in a new tab"'),
-            description: "the link",
-            method: "click",
-            arguments: [],
-          },
-        ],
-      })),
+      clickingLine('link "Green tea in a new tab"'),
     );
     const client = await open("agent/links.html");
     const result = await client.agent().execute("Open green tea in a new tab and read it");

@@ -98,6 +98,16 @@ async function runStreamed(client: Client) {
   return { states, final: await result };
 }
 
+/** The canvas plan for OpenAI, with safety checks raised on its first action. */
+const checkedFirst =
+  (check: { id: string; code: string; message: string }) =>
+  (turn: ScreenTurn): ScreenAnswer => {
+    const answer = openaiCanvas(turn);
+    return "action" in answer && turn.actionsSoFar === 0
+      ? { ...answer, safetyChecks: [check] }
+      : answer;
+  };
+
 const status = (client: Client) =>
   client.context.activePage()!.playwrightPage.locator("#status").textContent();
 
@@ -162,14 +172,7 @@ describe("agent, cua mode", () => {
       code: "malicious_instructions",
       message: "The page may be instructing you.",
     };
-    model.use(
-      openaiComputerUse((turn) => {
-        const answer = openaiCanvas(turn);
-        return "action" in answer && turn.actionsSoFar === 0
-          ? { ...answer, safetyChecks: [check] }
-          : answer;
-      }),
-    );
+    model.use(openaiComputerUse(checkedFirst(check)));
     const stopped = await client.agent({ mode: "cua" }).execute("Press the red button");
     expect(stopped).toMatchObject({
       success: false,
@@ -198,14 +201,7 @@ describe("agent, cua mode", () => {
       model: { modelName: "openai/computer-use-preview", apiKey: "sk-cua-openai-123456" },
     });
     const check = { id: "sc_1", code: "irrelevant_domain", message: "Unexpected domain." };
-    model.use(
-      openaiComputerUse((turn) => {
-        const answer = openaiCanvas(turn);
-        return "action" in answer && turn.actionsSoFar === 0
-          ? { ...answer, safetyChecks: [check] }
-          : answer;
-      }),
-    );
+    model.use(openaiComputerUse(checkedFirst(check)));
     const seen: unknown[] = [];
     const result = await client.agent({ mode: "cua" }).execute({
       instruction: "Press the red button, then slide the knob",

@@ -4,8 +4,8 @@ import { cursorPosition } from "../../lib/agent/cursor.js";
 import type { Client } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { type AgentTurn, call, openaiAgent } from "../support/llm/agentModel.js";
-import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
-import { openaiResponses } from "../support/llm/openai.js";
+import { useModelServer } from "../support/llm/modelServer.js";
+import { clickingLine } from "../support/llm/openai.js";
 import { centreOf, type Image, latestImageIn, rightmostOnRow } from "../support/png.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -256,16 +256,7 @@ describe("agent, hybrid mode: screens over time", () => {
         }
         return { calls: [call("done", { success: true, message: "closed" })] };
       }),
-      openaiResponses((r) => ({
-        elements: [
-          {
-            elementId: idOfLine(promptOf(r), 'link "Open the closer"'),
-            description: "the link",
-            method: "click",
-            arguments: [],
-          },
-        ],
-      })),
+      clickingLine('link "Open the closer"'),
     );
     const result = await client.agent({ mode: "hybrid" }).execute("Open the closer and close it");
     expect(result.actions[1]).toMatchObject({

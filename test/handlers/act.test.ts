@@ -4,8 +4,8 @@ import type { LogLine } from "../../lib/log.js";
 import { useClients } from "../support/clients.js";
 import { useBrowserProfile } from "../support/env.js";
 import { failure } from "../support/failure.js";
-import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
-import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
+import { promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { clickingLine, OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -235,18 +235,7 @@ describe("act keeps variable values to itself", () => {
   });
 
   it("returns with the tab its click opened as the active page", async () => {
-    model.use(
-      openaiResponses((r) => ({
-        elements: [
-          {
-            elementId: idOfLine(promptOf(r), 'link "Green tea in a new tab"'),
-            description: "the link",
-            method: "click",
-            arguments: [],
-          },
-        ],
-      })),
-    );
+    model.use(clickingLine('link "Green tea in a new tab"'));
     const client = await open("agent/links.html");
     const result = await client.act("open green tea in a new tab");
     expect(result.success).toBe(true);

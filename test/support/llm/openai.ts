@@ -4,7 +4,7 @@
  * (`stream: true`) get the same answer as server-sent events.
  */
 import { HttpResponse, http, type RequestHandler } from "msw";
-import type { ModelRequest } from "./modelServer.js";
+import { idOfLine, type ModelRequest, promptOf } from "./modelServer.js";
 
 export type Answer = (request: ModelRequest) => unknown;
 const OPENAI = "https://api.openai.com/v1";
@@ -107,3 +107,23 @@ export function openaiChat(answer: Answer, baseURL = OPENAI): RequestHandler {
 
 /** The token counts every answer of these handlers reports. */
 export const OPENAI_USAGE = USAGE;
+
+/**
+ * act/observe answered with one element: the one on the outline line containing `needle`,
+ * to be clicked (found in the prompt each time, never a fixed id).
+ */
+export function clickingLine(needle: string, baseURL = OPENAI): RequestHandler {
+  return openaiResponses(
+    (r) => ({
+      elements: [
+        {
+          elementId: idOfLine(promptOf(r), needle),
+          description: needle,
+          method: "click",
+          arguments: [],
+        },
+      ],
+    }),
+    baseURL,
+  );
+}
