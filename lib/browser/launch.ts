@@ -4,14 +4,13 @@
  * hand out a URL to attach to it again.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import type { ResolvedLaunchOptions } from "../options.js";
 import { untilAborted } from "../timeout.js";
 import { resolveExecutable } from "./executable.js";
 import { buildCommandLine, type LaunchProfile } from "./launchArgs.js";
+import { createLaunchFolder } from "./launchFolder.js";
 import { ownedProcesses, terminateGroup, waitForExit } from "./processGroup.js";
 
 export interface LaunchedBrowser {
@@ -53,14 +52,8 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
   // Everything this launch writes lives in one folder of ours, removed once the browser has
   // ended: the profile (unless the caller gave one) and Chromium's own temp files (its TMPDIR),
   // which a killed Chromium would otherwise leave in the system temp dir.
-  const sessionDir = await mkdtemp(join(tmpdir(), "wayfarer-"));
-  const removeSession = () => rm(sessionDir, { recursive: true, force: true, maxRetries: 5 });
+  const { dir: sessionDir, browserTmp, remove: removeSession } = await createLaunchFolder();
   const userDataDir = options.userDataDir ?? join(sessionDir, "profile");
-  const browserTmp = join(sessionDir, "tmp");
-  await mkdir(browserTmp).catch(async (error: unknown) => {
-    await removeSession();
-    throw error;
-  });
 
   const commandLine = buildCommandLine({
     options,
@@ -83,7 +76,13 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       // and with keepAlive it can outlive us.
       detached: true,
       stdio: ["ignore", "ignore", "pipe"],
-      env: { ...process.env, ...executable.env, TMPDIR: browserTmp },
+      // macOS's Chromium reads MAC_CHROMIUM_TMPDIR before its system temp dir.
+      env: {
+        ...process.env,
+        ...executable.env,
+        TMPDIR: browserTmp,
+        MAC_CHROMIUM_TMPDIR: browserTmp,
+      },
     });
     const pid = child.pid;
     if (pid !== undefined) ownedProcesses.add(pid, sessionDir);
