@@ -55,6 +55,7 @@ export class Client {
         onNavigate: (n) =>
           this.historyLog.record("navigate", { url: n.url, options: n.options }, n.result),
         scrub: (error) => this.logger.redactor.error(error),
+        onFailure: (method, detail) => this.logger.debug("page", `${method} failed`, { detail }),
       },
       { history: this.historyLog, metrics: this.metricsLog },
     );

@@ -216,9 +216,43 @@ export class ServiceTimeoutError extends ServiceError {
     readonly timeoutMs: number,
     readonly waitingFor: string,
     readonly steps: readonly string[] = [],
+    /** What to do about it, when the caller knows (a sentence, appended to the message). */
+    options: ServiceErrorOptions & { advice?: string } = {},
   ) {
     const stepText = steps.length ? ` (steps: ${steps.join(", ")})` : "";
-    super(`${method}: ${timeoutMs} ms passed waiting for ${waitingFor}${stepText}`);
+    const advice = options.advice ? `. ${options.advice.replace(/\.$/, "")}.` : "";
+    super(
+      `${method}: ${timeoutMs} ms passed waiting for ${waitingFor}${stepText}${advice}`,
+      options,
+    );
+  }
+}
+
+/** Why the browser could not load a document: Chromium's code, in words, with what to do. */
+export interface NetFailure {
+  /** Chromium's error code, e.g. `net::ERR_CONNECTION_REFUSED`. */
+  code: string;
+  /** What happened, e.g. "the connection was refused". */
+  reason: string;
+  /** What to do, e.g. "Check the URL and that the server is up". */
+  advice: string;
+}
+
+/** Not in the reference's table: a navigation (goto, reload, back, forward) failed in the network. */
+export class ServiceNavigationError extends ServiceError {
+  override name = "ServiceNavigationError";
+  readonly code: string;
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    failure: NetFailure,
+    options: ServiceErrorOptions = {},
+  ) {
+    super(
+      `${method}: could not open ${url}: ${failure.reason} (${failure.code}). ${failure.advice}.`,
+      options,
+    );
+    this.code = failure.code;
   }
 }
 

@@ -21,6 +21,8 @@ export async function withTimeout<T>(
   timeoutMs: number,
   waitingFor: string | (() => string),
   run: (deadline: Deadline) => Promise<T>,
+  /** What the timeout error tells the caller to do: a sentence added to its message. */
+  options: { advice?: string } = {},
 ): Promise<T> {
   const controller = new AbortController();
   const endsAt = Date.now() + timeoutMs;
@@ -37,7 +39,7 @@ export async function withTimeout<T>(
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new ServiceTimeoutError(method, timeoutMs, describe(), steps);
+      const error = new ServiceTimeoutError(method, timeoutMs, describe(), steps, options);
       controller.abort(error);
       reject(error);
     }, timeoutMs);
@@ -46,8 +48,13 @@ export async function withTimeout<T>(
   try {
     return await Promise.race([work, expired]);
   } catch (error) {
-    if (isPlaywrightTimeout(error))
-      throw new ServiceTimeoutError(method, timeoutMs, describe(), steps);
+    if (isPlaywrightTimeout(error)) {
+      // Playwright's own text (its call log) stays reachable as the cause, for debug logs.
+      throw new ServiceTimeoutError(method, timeoutMs, describe(), steps, {
+        ...options,
+        cause: error,
+      });
+    }
     throw error;
   } finally {
     clearTimeout(timer);

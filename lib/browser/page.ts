@@ -5,6 +5,7 @@
 import type { Page as PlaywrightPage, Response } from "playwright-core";
 import { z } from "zod";
 import { parseInput, SelectorSchema, TimeoutSchema } from "../options.js";
+import { navigationError, rawDetail } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocator.js";
 import { inPage } from "./inPage.js";
@@ -34,6 +35,8 @@ export interface PageHooks {
   onNavigate(record: NavigationRecord): void;
   /** Takes secrets out of an error (a URL's credentials, a key the client knows) before it is thrown. */
   scrub<E>(error: E): E;
+  /** Told everything a failed navigation said (Playwright's call log included), for a debug line. */
+  onFailure(method: string, detail: string): void;
 }
 
 /** Playwright's screenshot options; the picture is of the viewport unless `fullPage`. */
@@ -76,7 +79,7 @@ export class Page {
 
   async goto(url: string, options?: NavigationOptions): Promise<Response | null> {
     const target = parseInput(GotoUrlSchema, url, "goto.url");
-    const { opts, response } = await this.navigate("goto", options, (o, given) =>
+    const { opts, response } = await this.navigate("goto", options, target, (o, given) =>
       this.playwrightPage.goto(target, { ...o, referer: given?.referer }),
     );
     this.hooks.onNavigate({
@@ -88,16 +91,25 @@ export class Page {
   }
 
   async reload(options?: NavigationOptions): Promise<Response | null> {
-    return (await this.navigate("reload", options, (o) => this.playwrightPage.reload(o))).response;
+    const url = this.url();
+    return (await this.navigate("reload", options, url, (o) => this.playwrightPage.reload(o)))
+      .response;
   }
 
   async goBack(options?: NavigationOptions): Promise<Response | null> {
-    return (await this.navigate("goBack", options, (o) => this.playwrightPage.goBack(o))).response;
+    return (
+      await this.navigate("goBack", options, "the previous page", (o) =>
+        this.playwrightPage.goBack(o),
+      )
+    ).response;
   }
 
   async goForward(options?: NavigationOptions): Promise<Response | null> {
-    return (await this.navigate("goForward", options, (o) => this.playwrightPage.goForward(o)))
-      .response;
+    return (
+      await this.navigate("goForward", options, "the next page", (o) =>
+        this.playwrightPage.goForward(o),
+      )
+    ).response;
   }
 
   /** Clicks the one element `selector` matches (XPath, `xpath=`, or CSS with `>>` frame hops). */
@@ -196,10 +208,15 @@ export class Page {
     return this.playwrightPage.isClosed();
   }
 
-  /** Checks the options, then runs one navigation bounded by its timeout. */
+  /**
+   * Checks the options, then runs one navigation bounded by its timeout. A failure surfaces as
+   * one readable message (`navigationError`); its full text goes to a debug line.
+   */
   private async navigate(
     method: string,
     options: NavigationOptions,
+    /** What is being opened, for the error (the URL, or "the previous page"). */
+    target: string,
     run: (
       o: { waitUntil: z.infer<typeof WaitUntilSchema>; timeout: number },
       given: NavigationOptions,
@@ -210,9 +227,16 @@ export class Page {
     const waitUntil = opts?.waitUntil ?? "load";
     // Playwright enforces the same limit; ours also bounds the wait when the page is wedged.
     const response = await this.scrubbed(
-      withTimeout(method, timeout, `the ${waitUntil} event`, () =>
-        run({ waitUntil, timeout }, opts),
-      ),
+      withTimeout(
+        method,
+        timeout,
+        `the ${waitUntil} event`,
+        () => run({ waitUntil, timeout }, opts),
+        { advice: "Check that the server answers, or pass a longer timeout" },
+      ).catch((error: unknown) => {
+        this.hooks.onFailure(method, rawDetail(error));
+        throw navigationError(method, target, error);
+      }),
     );
     return { opts, response };
   }

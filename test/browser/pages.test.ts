@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { ServiceTimeoutError, ServiceValidationError } from "../../lib/index.js";
+import {
+  ServiceError,
+  ServiceNavigationError,
+  ServiceTimeoutError,
+  ServiceValidationError,
+} from "../../lib/index.js";
 import type { LogLine } from "../../lib/log.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
+import { freePort } from "../support/ports.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 declare const __name: <T>(fn: T, name: string) => T;
@@ -178,6 +184,33 @@ describe("page methods", () => {
     const missing = await failure(page.click("#nothing-here", { timeout: 300 }));
     expect(missing).toBeInstanceOf(ServiceTimeoutError);
     expect(missing.message).toContain('deepLocator("#nothing-here") to match exactly one element');
+  });
+
+  it("a failed navigation: one readable ServiceNavigationError, Playwright's text as its cause and in a debug line", async () => {
+    const lines: LogLine[] = [];
+    const client = await clients.open({ verbose: 2, logger: (line) => lines.push(line) });
+    const page = client.context.activePage()!;
+    const url = `http://127.0.0.1:${await freePort()}/`;
+    const error = await failure(page.goto(url));
+    expect(error).toBeInstanceOf(ServiceNavigationError);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.message).toBe(
+      `goto: could not open ${url}: the connection was refused (net::ERR_CONNECTION_REFUSED). Nothing listens at that address and port: check the URL and that the server is up.`,
+    );
+    expect((error as ServiceNavigationError).code).toBe("net::ERR_CONNECTION_REFUSED");
+    expect(String((error.cause as Error).message)).toContain("Call log:");
+    const debug = lines.find((l) => l.category === "page" && l.message === "goto failed");
+    expect(debug?.level).toBe(2);
+    expect(debug?.auxiliary?.detail).toContain(`navigating to "${url}"`);
+    expect(debug?.auxiliary?.detail).not.toContain("\u001b");
+    // Chromium shows its error page for the refused connection; let it finish first.
+    await page.playwrightPage.waitForURL(/^chrome-error:/);
+    await page.playwrightPage.waitForLoadState();
+    const slow = await failure(page.goto(server.url("__hang"), { timeout: 300 }));
+    expect(slow).toBeInstanceOf(ServiceTimeoutError);
+    expect(slow.message).toBe(
+      "goto: 300 ms passed waiting for the load event. Check that the server answers, or pass a longer timeout.",
+    );
   });
 
   it("refuses bad input naming the field", async () => {
