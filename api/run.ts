@@ -10,10 +10,12 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { job } from "../job.config.js";
 import { ServiceValidationError } from "../lib/errors.js";
 import { resolveJob } from "../lib/job/definition.js";
+import { failureMessage } from "../lib/job/failureMessage.js";
 import { type JobResult, runJob } from "../lib/job/runJob.js";
 import { type ResultPayload, sendResult } from "../lib/job/webhook.js";
 import { Redactor } from "../lib/log.js";
 import { V3OptionsSchema } from "../lib/options.js";
+import { rawDetail } from "../lib/readableError.js";
 import { secretsOf, urlSecrets } from "../lib/secrets.js";
 
 type Answer = { ok: true; data: string } | { ok: false; error: string };
@@ -45,20 +47,23 @@ async function run(request: Request): Promise<Response> {
   }
   const redactor = new Redactor([secret, ...secretsOf(V3OptionsSchema.parse({ env: "LOCAL" }))]);
   let result: JobResult | undefined;
-  let last: { url?: string; screenshot?: Buffer } = {};
+  let last: { step?: string; url?: string; screenshot?: Buffer } = {};
+  let budgetMs: number | undefined;
   const started = Date.now();
   try {
     const body = request.method === "POST" ? await readBody(request) : undefined;
     const definition = resolveJob(job, process.env, body);
     for (const s of urlSecrets(definition.url)) redactor.add(s);
-    const budgetMs = Math.min(definition.budgetMs ?? MAX_DURATION_MS, MAX_DURATION_MS);
+    budgetMs = Math.min(definition.budgetMs ?? MAX_DURATION_MS, MAX_DURATION_MS);
     result = await runJob(definition, { budgetMs, onFailure: (seen) => (last = seen) });
     summary(true, result);
     await report({ ok: true, data: result.data, timings: result.timings }, started);
     return answer(200, { ok: true, data: result.data }, result.timings);
   } catch (error) {
-    const message = redactor.text(error instanceof Error ? error.message : String(error));
+    // One readable line for the answer and the webhook; the raw text only in a debug line.
+    const message = redactor.text(failureMessage(error, { step: last.step, budgetMs }));
     summary(false, result, message);
+    debug(redactor.text(rawDetail(error)));
     await report(
       {
         ok: false,
@@ -111,6 +116,11 @@ function answer(status: number, body: Answer, timings?: Record<string, number>):
       .join(", ");
   }
   return Response.json(body, { status, headers });
+}
+
+/** Everything the error said (Playwright's call log included), for whoever debugs a run. */
+function debug(detail: string): void {
+  console.debug(JSON.stringify({ job: "run", level: "debug", detail }));
 }
 
 /** One JSON line per run: what a platform's log view shows. */

@@ -30,8 +30,11 @@ export interface JobOptions {
   client?: Partial<V3Options>;
   /** Told as each step starts: a progress line. */
   onStep?: (step: string) => void;
-  /** Told, before the browser closes, where a failed run's page was and what it showed. */
-  onFailure?: (last: { url?: string; screenshot?: Buffer }) => void;
+  /**
+   * Told, before the browser closes, the step a failed run was in, where its page was and what
+   * it showed.
+   */
+  onFailure?: (last: { step?: string; url?: string; screenshot?: Buffer }) => void;
 }
 
 export interface JobResult {
@@ -87,8 +90,10 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
   let tokens = 0;
   let url: string | undefined;
   let expired = false;
+  let step: string | undefined;
   const started = Date.now();
   const timed = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    step = name;
     options.onStep?.(name);
     const t0 = Date.now();
     try {
@@ -144,7 +149,7 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
     return { data, timings, tokens, url };
   } catch (error) {
     expired = error instanceof ServiceTimeoutError || Date.now() - started >= budget - RESERVE_MS;
-    if (options.onFailure) options.onFailure(await lastSight(client));
+    if (options.onFailure) options.onFailure({ step, ...(await lastSight(client)) });
     throw error;
   } finally {
     // Out of time: no graceful close; the reserve is for a forced one and the answer.

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import * as run from "../../api/run.js";
 import { RESERVE_MS } from "../../lib/job/runJob.js";
 import { restoreEnvAfterwards } from "../support/env.js";
@@ -50,6 +50,25 @@ const call = (method: "GET" | "POST", authorization?: string, body?: unknown) =>
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+
+/** One readable line: no escape codes, no call log, no line breaks, no stack frames. */
+function expectReadable(error: string): void {
+  expect(error).not.toContain("\u001b");
+  expect(error).not.toMatch(/call log/i);
+  expect(error).not.toContain("\n");
+  expect(error).not.toMatch(/\bat \S+:\d+:\d+/);
+}
+
+/** The debug lines api/run.ts writes while `work` runs. */
+async function debugLines(work: () => Promise<void>): Promise<string[]> {
+  const spy = vi.spyOn(console, "debug").mockImplementation(() => {});
+  try {
+    await work();
+    return spy.mock.calls.map((args) => args.join(" "));
+  } finally {
+    spy.mockRestore();
+  }
+}
 
 describe("/api/run", () => {
   it("runs the job for the cron's GET and for POST: {ok: true, data}, with Server-Timing", async () => {
@@ -119,6 +138,37 @@ describe("/api/run", () => {
     expect(JSON.stringify(body)).not.toContain("job-key-24680");
   });
 
+  it("a closed port on 127.0.0.1: one readable line (step, what failed, what to do); the raw text in a debug line", async () => {
+    const url = `http://127.0.0.1:${await freePort()}/`;
+    process.env.JOB_URL = url;
+    let body: { ok: boolean; error: string } | undefined;
+    const lines = await debugLines(async () => {
+      body = await (await call("POST", `Bearer ${SECRET}`)).json();
+    });
+    expect(body).toEqual({
+      ok: false,
+      error: `Step "goto" failed: could not open ${url}: the connection was refused (net::ERR_CONNECTION_REFUSED). Nothing listens at that address and port: check the URL and that the server is up.`,
+    });
+    expectReadable(body!.error);
+    const raw = lines.find((line) => line.includes("ERR_CONNECTION_REFUSED"));
+    expect(raw).toBeDefined();
+    const { level, detail } = JSON.parse(raw!);
+    expect(level).toBe("debug");
+    expect(detail).toContain("Call log:");
+    expect(detail).toContain(`navigating to "${url}"`);
+  });
+
+  it("a host name that does not resolve: one readable line", async () => {
+    process.env.JOB_URL = "http://no-such-host.invalid/";
+    const response = await call("POST", `Bearer ${SECRET}`);
+    expect(response.status).toBe(500);
+    const { error } = await response.json();
+    expect(error).toBe(
+      'Step "goto" failed: could not open http://no-such-host.invalid/: the host name did not resolve (net::ERR_NAME_NOT_RESOLVED). Check the host name in the URL, and that this machine can reach a DNS server.',
+    );
+    expectReadable(error);
+  });
+
   it("refuses a JOB_URL outside the navigation policy", async () => {
     for (const url of ["file:///etc/passwd", "http://169.254.169.254/latest/meta-data/"]) {
       process.env.JOB_URL = url;
@@ -128,14 +178,22 @@ describe("/api/run", () => {
     }
   });
 
-  it("a page that never loads: the answer arrives within the budget", async () => {
+  it("a page that never loads: the answer arrives within the budget, one readable line", async () => {
     process.env.JOB_URL = `${site.origin}/__hang`;
-    process.env.JOB_BUDGET_MS = String(RESERVE_MS + 3_000);
+    const budgetMs = RESERVE_MS + 3_000;
+    process.env.JOB_BUDGET_MS = String(budgetMs);
     const started = Date.now();
     const response = await call("POST", `Bearer ${SECRET}`);
     expect(response.status).toBe(500);
-    expect((await response.json()).error).toContain("goto");
-    expect(Date.now() - started).toBeLessThan(RESERVE_MS + 3_000 + 2_000);
+    const { error } = await response.json();
+    // Either goto's own limit or the job's (3 s, less what init took) ends it first.
+    expect(error).toMatch(
+      new RegExp(
+        `^Step "goto" failed: no answer within [\\d.]+ s \\(\\d+ ms passed waiting for .+\\)\\. The page did not finish loading: check that its server answers, or give the job more time with JOB_BUDGET_MS \\(this run had ${budgetMs} ms\\)\\.$`,
+      ),
+    );
+    expectReadable(error);
+    expect(Date.now() - started).toBeLessThan(budgetMs + 2_000);
   });
 });
 
@@ -175,6 +233,22 @@ describe("RESULT_WEBHOOK_URL", () => {
         data: "Cart: black",
         timings: { init: expect.any(Number) },
       });
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("a page that cannot be opened: the payload's error is the answer's readable line", async () => {
+    const hook = await receiver([]);
+    process.env.RESULT_WEBHOOK_URL = hook.url;
+    process.env.JOB_URL = `http://127.0.0.1:${await freePort()}/`;
+    try {
+      const answer = await (await call("POST", `Bearer ${SECRET}`)).json();
+      const payload = JSON.parse(hook.received[0]!.body);
+      expect(payload.ok).toBe(false);
+      expect(payload.error).toBe(answer.error);
+      expect(payload.error).toMatch(/^Step "goto" failed: .*connection was refused/);
+      expectReadable(payload.error);
     } finally {
       await hook.close();
     }
