@@ -68,12 +68,13 @@ export async function sharedChromiumArgs(): Promise<string[]> {
 
 export async function startWayfarer(
   executable: ResolvedExecutable,
+  args: string[] = [],
 ): Promise<Engine & { snapshotMemory(): Promise<SnapshotMemory> }> {
   const client = new Client({
     env: "LOCAL",
     verbose: 0,
     disablePino: true,
-    localBrowserLaunchOptions: { executablePath: executable.path, headless: true },
+    localBrowserLaunchOptions: { executablePath: executable.path, headless: true, args },
   });
   await client.init();
   const page = client.context.activePage();

@@ -44,7 +44,7 @@ export class Context {
   async adoptExisting(): Promise<void> {
     for (const p of this.playwrightContext.pages()) {
       this.adopt(p);
-      await this.sized(p);
+      await Promise.all([this.sized(p), this.watching(p)]);
     }
     this.active ??= this.open[0];
   }
@@ -91,7 +91,7 @@ export class Context {
     return withTimeout("newPage", timeout ?? DEFAULT_TIMEOUT_MS, "a new tab to open", async () => {
       const p = await this.playwrightContext.newPage();
       const page = this.adopt(p);
-      await this.sized(p);
+      await Promise.all([this.sized(p), this.watching(p)]);
       this.active = page;
       return page;
     });
@@ -106,14 +106,22 @@ export class Context {
     settleDialogs(p, this.settings.dialogs, this.settings.logger);
     networkActivity(p);
     watchCrashes(p);
-    // Our session on the page, opened now so that its first document is already watched.
-    ownSession(p, p.mainFrame()).catch(() => {});
+    this.watching(p);
     p.once("close", () => {
       const i = this.open.indexOf(page);
       if (i !== -1) this.open.splice(i, 1);
       if (this.active === page) this.active = this.open[this.open.length - 1];
     });
     return page;
+  }
+
+  /**
+   * Our session on the page, opened at adoption so that the next document is watched from its
+   * start (settling needs to know whether its elements changed after load). A page we open
+   * ourselves waits for it: one round trip, which the first capture would pay anyway.
+   */
+  private watching(p: PlaywrightPage): Promise<unknown> {
+    return ownSession(p, p.mainFrame()).catch(() => undefined);
   }
 
   private async sized(p: PlaywrightPage): Promise<void> {

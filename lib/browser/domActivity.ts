@@ -3,11 +3,18 @@
  * MutationObserver per document from its start, so a capture asks "how long has it been quiet"
  * instead of watching for a fixed while, and the page's own scripts see nothing of it. Documents
  * that existed before the script was registered get the observer on the first question.
+ *
+ * Changes made while the document loaded (the parser, scripts run before and during its load
+ * event) do not count once it has loaded: load has taken them in. A loaded document untouched
+ * since is at rest, and a capture takes it at once.
  */
 import type { CDPSession } from "playwright-core";
 
+/** What `quietFor` says of a document untouched since its load: as quiet as it gets. */
+export const AT_REST_MS = 2 ** 30;
+
 export interface DomWatcher {
-  /** Milliseconds since an element was added or removed. */
+  /** Milliseconds since an element was added or removed after load; AT_REST_MS if none was. */
   quietFor(): number;
   /** Watches a shadow root too (a document's observer does not see into them). */
   observe(root: ShadowRoot): void;
@@ -17,13 +24,14 @@ export interface DomWatcher {
 export function watchDom(): DomWatcher {
   const g = globalThis as unknown as { __wayfarerDom?: DomWatcher };
   if (g.__wayfarerDom) return g.__wayfarerDom;
-  let last = Date.now();
+  // On the document's own clock, to compare with its load event's end.
+  let last = performance.now();
   let started = false;
   const observed = new WeakSet<Node>();
   const observer = new MutationObserver((records) => {
     for (const r of records) {
       if (r.addedNodes.length || r.removedNodes.length) {
-        last = Date.now();
+        last = performance.now();
         return;
       }
     }
@@ -44,28 +52,44 @@ export function watchDom(): DomWatcher {
   g.__wayfarerDom = {
     quietFor: () => {
       start();
-      return Date.now() - last;
+      const loadedAt = loadEnd();
+      // 2 ** 30 is AT_REST_MS: this runs in the page, where module constants do not exist.
+      return loadedAt > 0 && last <= loadedAt ? 2 ** 30 : performance.now() - last;
     },
     observe: watch,
   };
   return g.__wayfarerDom;
 }
 
+/** Runs in the page: when the document's load event ended (its own clock); 0 before that. */
+export function loadEnd(): number {
+  if (document.readyState !== "complete") return 0;
+  const [navigation] = performance.getEntriesByType("navigation") as PerformanceNavigationTiming[];
+  return navigation?.loadEventEnd ?? 0;
+}
+
 /**
  * Runs in the isolated world: how long the document has been quiet. A document the watcher
- * has not seen from its start (it was there before our session was) counts from its load.
+ * has not seen from its start (it was there before our session was) is at rest once loaded:
+ * nothing it did before can be known.
  */
 export function quietFor(watchDom: () => DomWatcher): number {
   const watched = "__wayfarerDom" in globalThis;
   const watcher = watchDom();
   if (watched) return watcher.quietFor();
-  if (document.readyState !== "complete") return 0;
-  const [navigation] = performance.getEntriesByType("navigation") as PerformanceNavigationTiming[];
-  return navigation?.loadEventEnd ? performance.now() - navigation.loadEventEnd : 0;
+  return loadEnd() > 0 ? 2 ** 30 : 0;
 }
 
 /** Source of `watchDom` with a local `__name` (bundlers that keep names call it; see inPage.ts). */
-export const WATCH_DOM_SOURCE = `(() => { const __name = (f) => f; return (${watchDom.toString()}); })()`;
+export const WATCH_DOM_SOURCE = `(() => { const __name = (f) => f; const loadEnd = ${loadEnd.toString()}; return (${watchDom.toString()}); })()`;
+
+/** Source of `{ watch, quietFor }` for a walk in the isolated world. */
+export const DOM_ACTIVITY_SOURCE = `(() => {
+  const __name = (f) => f;
+  const loadEnd = ${loadEnd.toString()};
+  const watch = ${WATCH_DOM_SOURCE};
+  return { watch, quietFor: () => (${quietFor.toString()})(watch) };
+})()`;
 
 /** Every new document of the session's target gets the watcher at its start. */
 export async function watchNewDocuments(session: CDPSession, worldName: string): Promise<void> {

@@ -6,7 +6,7 @@
  * times costs what a fresh one does.
  */
 import type { Page } from "playwright-core";
-import { quietFor, WATCH_DOM_SOURCE } from "../browser/domActivity.js";
+import { DOM_ACTIVITY_SOURCE } from "../browser/domActivity.js";
 import {
   type FrameSession,
   isolatedWorld,
@@ -52,17 +52,12 @@ export interface Capture {
 }
 
 /** Sent as source, with what the walk needs as arguments and a local `__name` (see inPage.ts). */
-const DOM_SOURCE = `(() => {
-  const watch = ${WATCH_DOM_SOURCE};
-  return { watch, quietFor: () => (${quietFor.toString()})(watch) };
-})()`;
-
 const SERIALIZE = `function (request) {
   const __name = (f) => f;
   return (${serializeFrame.toString()})(
     request,
     (${pageSemantics.toString()})(),
-    ${DOM_SOURCE},
+    ${DOM_ACTIVITY_SOURCE},
     (${elementPath.toString()}),
   );
 }`;
@@ -77,7 +72,7 @@ export async function mainFrameRef(page: Page): Promise<FrameRef> {
 export async function mainQuietFor(main: FrameRef): Promise<number> {
   const world = await isolatedWorld(main.owner, main.frameId);
   const { result, exceptionDetails } = await main.owner.session.send("Runtime.callFunctionOn", {
-    functionDeclaration: `function () { const __name = (f) => f; return ${DOM_SOURCE}.quietFor(); }`,
+    functionDeclaration: `function () { const __name = (f) => f; return ${DOM_ACTIVITY_SOURCE}.quietFor(); }`,
     executionContextId: world,
     returnByValue: true,
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { LONG_REQUEST_MS } from "../../lib/browser/networkActivity.js";
 import { useClients } from "../support/clients.js";
-import { useStaticServer } from "../support/staticServer.js";
+import { delayedSent, useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
 const clients = useClients();
@@ -49,6 +50,54 @@ describe("settling before a capture", () => {
     expect(value.pageText).toContain("Busy page");
     expect(ms).toBeGreaterThanOrEqual(1_400);
     expect(ms).toBeLessThan(10_000);
+  });
+
+  it("waits for an XHR, a late script and a fetch from the load handler, not for an image or a font", async () => {
+    const client = await clients.open();
+    await client.context.activePage()!.goto(server.url("outline/delays.html"));
+    const { value, ms } = await timed(client.extract());
+    const finished = Date.now();
+    expect(value.pageText).toContain("XHR content arrived");
+    expect(value.pageText).toContain("Script content arrived");
+    expect(value.pageText).toContain("Fetch from the load handler arrived");
+    // The image and the font are still on their way; what the outline says of them is there.
+    expect(value.pageText).toContain('img "Late image"');
+    expect(value.pageText).toContain("Text in a late font");
+    for (const type of ["img", "font"]) {
+      expect((delayedSent.get(type) ?? []).filter((at) => at <= finished)).toEqual([]);
+    }
+    // Not held until a pending request counts as a long-poll (what an image used to cost).
+    expect(ms).toBeLessThan(LONG_REQUEST_MS);
+  });
+
+  it("does not wait for an image or a font in the markup after domcontentloaded", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(server.url("outline/delays-markup.html"), { waitUntil: "domcontentloaded" });
+    const { value, ms } = await timed(client.extract());
+    expect(value.pageText).toContain('img "Slow picture"');
+    expect(value.pageText).toContain("Words that are there at once");
+    expect(ms).toBeLessThan(LONG_REQUEST_MS);
+  });
+
+  it("captures a loaded page at rest without waiting out a quiet window", async () => {
+    const client = await clients.open({ domSettleTimeout: 30_000 });
+    const page = client.context.activePage()!;
+    await page.goto(server.url("outline/form.html"));
+    await client.extract();
+    // The same page, untouched since its load: nothing moves, so nothing is waited for.
+    // 100 ms is the DOM's quiet window; a capture of this page takes a few ms.
+    const { ms } = await timed(client.extract());
+    expect(ms).toBeLessThan(100);
+  });
+
+  it("waits for a DOM that is still changing after load", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(server.url("outline/growing.html"));
+    await page.playwrightPage.waitForSelector("#item-1");
+    const { pageText } = await client.extract();
+    expect(pageText).toContain("Item 12");
   });
 
   it("is not hung by alert(), confirm() and prompt() during load", async () => {

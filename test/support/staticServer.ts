@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
 import type { Duplex } from "node:stream";
@@ -15,6 +15,41 @@ const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript",
 };
+
+/** Bodies of /__delay by ?type=; `text` and `target` come from the query. */
+const DELAYED: Record<string, { type: string; body: (text: string, target: string) => string }> = {
+  json: { type: "application/json", body: (text) => JSON.stringify({ text }) },
+  js: {
+    type: "text/javascript",
+    body: (text, target) =>
+      `document.getElementById(${JSON.stringify(target)}).textContent = ${JSON.stringify(text)};`,
+  },
+  css: { type: "text/css", body: () => "p { margin: 0.5em 0; }" },
+  img: {
+    type: "image/svg+xml",
+    body: () => '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>',
+  },
+  // Not a real font: the browser asks, waits and then drops it, which is all a test needs.
+  font: { type: "font/woff2", body: () => "wOF2" },
+};
+
+/** When each /__delay response of a type was sent (ms since epoch), for tests to compare. */
+export const delayedSent = new Map<string, number[]>();
+
+function delayed(query: URLSearchParams, res: ServerResponse): void {
+  const kind = DELAYED[query.get("type") ?? ""];
+  if (!kind) return void res.writeHead(400).end("unknown type");
+  const body = kind.body(query.get("text") ?? "", query.get("target") ?? "");
+  setTimeout(
+    () => {
+      if (res.destroyed) return;
+      res.writeHead(200, { "content-type": kind.type, "cache-control": "no-store" }).end(body);
+      const type = query.get("type")!;
+      delayedSent.set(type, [...(delayedSent.get(type) ?? []), Date.now()]);
+    },
+    Number(query.get("ms") ?? 500),
+  );
+}
 
 export interface StaticServer {
   /** http://127.0.0.1:port */
@@ -39,6 +74,8 @@ export async function startStaticServer(): Promise<StaticServer> {
       setTimeout(() => res.writeHead(200, { "content-type": "text/plain" }).end("slow answer"), ms);
       return;
     }
+    // A response of a given type after ?ms= milliseconds (see delayed()).
+    if (path === "/__delay") return delayed(new URL(req.url ?? "/", "http://x").searchParams, res);
     if (path.includes("..")) return void res.writeHead(400).end();
     try {
       const body = await readFile(join(FIXTURES, path === "/" ? "basic.html" : path));
