@@ -13,8 +13,10 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 /** Playwright's list of the steps it took, and everything after it. */
 const CALL_LOG = /\s*Call log:[\s\S]*$/;
 const NET_CODE = /net::ERR_([A-Z0-9_]+)(?: at (\S+))?/;
-/** Playwright's `page.goto: ` in front of its own message. */
-const API_PREFIX = /^[a-zA-Z]+\.[a-zA-Z]+: /;
+/** Playwright's `page.goto: ` in front of its own message, and the `Error: ` it may add. */
+const API_PREFIX = /^[a-zA-Z]+\.[a-zA-Z]+: (?:Error: )?/;
+/** A line of a stack trace (a page script's error carries one). */
+const STACK_LINE = /^\s+at \S.*$/gm;
 
 type Words = Omit<NetFailure, "code">;
 
@@ -135,10 +137,25 @@ export function oneLine(text: string): string {
   );
 }
 
-/** An error's message as one readable line: no escape codes, no call log, no line breaks. */
+/** An error's message as one readable line: no escape codes, call log, stack or line breaks. */
 export function readableMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return oneLine(withoutCallLog(stripAnsi(text)));
+  return oneLine(withoutCallLog(stripAnsi(text)).replace(STACK_LINE, ""));
+}
+
+/** What a foreign error says went wrong, as one readable line without Playwright's method name. */
+export function readableReason(error: unknown): string {
+  return readableMessage(error).replace(API_PREFIX, "");
+}
+
+/**
+ * The error a call of ours surfaces. Our own errors pass unchanged: their messages are written
+ * to be read. A foreign one (Playwright's, CDP's) becomes a ServiceError named after `method`
+ * with its text made readable, and keeps the original, call log and all, as `cause`.
+ */
+export function readableError(method: string, error: unknown): unknown {
+  if (!(error instanceof Error) || error instanceof ServiceError) return error;
+  return new ServiceError(`${method}: ${readableReason(error)}`, { cause: error });
 }
 
 /** Everything an error says, causes included, for a debug log line (escape codes removed). */
@@ -161,7 +178,5 @@ export function navigationError(method: string, url: string, error: unknown): un
   const net = NET_CODE.exec(withoutCallLog(text));
   if (net)
     return new ServiceNavigationError(method, net[2] ?? url, netFailure(net[1]!), { cause: error });
-  return new ServiceError(`${method}: ${readableMessage(text).replace(API_PREFIX, "")}`, {
-    cause: error,
-  });
+  return readableError(method, error);
 }

@@ -4,7 +4,9 @@ import {
   navigationError,
   netFailure,
   rawDetail,
+  readableError,
   readableMessage,
+  readableReason,
   stripAnsi,
 } from "../lib/readableError.js";
 
@@ -72,6 +74,22 @@ describe("readable errors", () => {
     expect(other.message).toBe("reload: Navigation interrupted");
     const timeout = new ServiceTimeoutError("goto", 100, "the load event");
     expect(navigationError("goto", "http://x.test/", timeout)).toBe(timeout);
+  });
+
+  it("makes a foreign error a readable ServiceError named after the call; ours pass unchanged", () => {
+    const raw = new Error(
+      'elementHandle.fill: Error: Element is not an <input>\nCall log:\n\u001b[2m  - fill("x")\u001b[22m\n',
+    );
+    const error = readableError('deepLocator("#cart").fill', raw) as Error;
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.message).toBe('deepLocator("#cart").fill: Element is not an <input>');
+    expect(error.cause).toBe(raw);
+    const script = new Error(
+      "page.evaluate: TypeError: x is not a function\n    at eval (<anonymous>:1:1)",
+    );
+    expect(readableReason(script)).toBe("TypeError: x is not a function");
+    const ours = new ServiceTimeoutError("act", 100, "the action");
+    expect(readableError("act", ours)).toBe(ours);
   });
 
   it("keeps the whole text, causes included, for debug lines", () => {

@@ -7,6 +7,7 @@ import type { ElementHandle, Page } from "playwright-core";
 import { z } from "zod";
 import { ServiceError, XPathResolutionError } from "../errors.js";
 import { parseInput, TimeoutSchema } from "../options.js";
+import { readableError } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, sleep, withTimeout } from "../timeout.js";
 import {
   AmbiguousSelectorError,
@@ -187,7 +188,7 @@ export class DeepLocator {
     return withTimeout(`${this}.elementHandle`, this.timeout(options), this.waitingFor, (d) =>
       this.waitForOne(d),
     ).catch((error: unknown) => {
-      throw this.scrub(error);
+      throw this.surfaced("elementHandle", error);
     });
   }
 
@@ -227,8 +228,16 @@ export class DeepLocator {
         }
       }
     }).catch((error: unknown) => {
-      throw this.scrub(error);
+      throw this.surfaced(name, error);
     });
+  }
+
+  /**
+   * What a failed call throws: one readable message naming this locator and the call, with
+   * Playwright's own error (its call log) as the cause; secrets taken out of both.
+   */
+  private surfaced(name: string, error: unknown): unknown {
+    return this.scrub(readableError(`${this}.${name}`, error));
   }
 
   private async waitForOne(deadline: Deadline): Promise<ElementHandle> {

@@ -4,8 +4,9 @@
  */
 import type { Page as PlaywrightPage, Response } from "playwright-core";
 import { z } from "zod";
+import { ServiceError, ServiceEvalError } from "../errors.js";
 import { parseInput, SelectorSchema, TimeoutSchema } from "../options.js";
-import { navigationError, rawDetail } from "../readableError.js";
+import { navigationError, rawDetail, readableError, readableReason } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocator.js";
 import { inPage } from "./inPage.js";
@@ -35,7 +36,7 @@ export interface PageHooks {
   onNavigate(record: NavigationRecord): void;
   /** Takes secrets out of an error (a URL's credentials, a key the client knows) before it is thrown. */
   scrub<E>(error: E): E;
-  /** Told everything a failed navigation said (Playwright's call log included), for a debug line. */
+  /** Told everything a failed call said (Playwright's call log included), for a debug line. */
   onFailure(method: string, detail: string): void;
 }
 
@@ -137,11 +138,14 @@ export class Page {
       key,
       "keyPress.key",
     );
-    await withTimeout(
+    await this.surfaced(
       "keyPress",
-      opts?.timeout ?? DEFAULT_TIMEOUT_MS,
-      `the page to take key ${k}`,
-      () => this.playwrightPage.keyboard.press(k, { delay: opts?.delay ?? 0 }),
+      withTimeout(
+        "keyPress",
+        opts?.timeout ?? DEFAULT_TIMEOUT_MS,
+        `the page to take key ${k}`,
+        () => this.playwrightPage.keyboard.press(k, { delay: opts?.delay ?? 0 }),
+      ),
     );
   }
 
@@ -164,7 +168,8 @@ export class Page {
 
   async title(options: { timeout?: number } = {}): Promise<string> {
     const timeout = parseInput(TimeoutSchema.optional(), options.timeout, "title.options.timeout");
-    return this.scrubbed(
+    return this.surfaced(
+      "title",
       withTimeout("title", timeout ?? DEFAULT_TIMEOUT_MS, "the page to answer", () =>
         this.playwrightPage.title(),
       ),
@@ -173,7 +178,8 @@ export class Page {
 
   async screenshot(options?: ScreenshotOptions): Promise<Buffer> {
     const opts = parseInput(ScreenshotOptionsSchema, options, "screenshot.options");
-    return this.scrubbed(
+    return this.surfaced(
+      "screenshot",
       this.playwrightPage.screenshot({ ...opts, timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS }),
     );
   }
@@ -190,13 +196,19 @@ export class Page {
       options.timeout,
       "evaluate.options.timeout",
     );
-    return this.scrubbed(
+    return this.surfaced(
+      "evaluate",
       withTimeout("evaluate", timeout ?? DEFAULT_TIMEOUT_MS, "the page script to return", () =>
         this.playwrightPage.evaluate<R, Arg>(
           (typeof pageFunction === "function" ? inPage(pageFunction) : pageFunction) as never,
           arg as Arg,
         ),
       ),
+      // The script's own error, in one line, without Playwright's stack and method name.
+      (error) =>
+        error instanceof Error && !(error instanceof ServiceError)
+          ? new ServiceEvalError(readableReason(error), { cause: error })
+          : error,
     );
   }
 
@@ -226,24 +238,35 @@ export class Page {
     const timeout = opts?.timeout ?? DEFAULT_TIMEOUT_MS;
     const waitUntil = opts?.waitUntil ?? "load";
     // Playwright enforces the same limit; ours also bounds the wait when the page is wedged.
-    const response = await this.scrubbed(
+    const response = await this.surfaced(
+      method,
       withTimeout(
         method,
         timeout,
         `the ${waitUntil} event`,
         () => run({ waitUntil, timeout }, opts),
         { advice: "Check that the server answers, or pass a longer timeout" },
-      ).catch((error: unknown) => {
-        this.hooks.onFailure(method, rawDetail(error));
-        throw navigationError(method, target, error);
-      }),
+      ),
+      (error) => navigationError(method, target, error),
     );
     return { opts, response };
   }
 
-  private scrubbed<T>(work: Promise<T>): Promise<T> {
+  /**
+   * What a failed call throws: our own errors as they are, a foreign one (Playwright's) as one
+   * readable message naming the call (`wrap`), secrets taken out. Playwright's whole text (its
+   * call log) goes to a debug line.
+   */
+  private surfaced<T>(
+    method: string,
+    work: Promise<T>,
+    wrap: (error: unknown) => unknown = (error) => readableError(method, error),
+  ): Promise<T> {
     return work.catch((error: unknown) => {
-      throw this.hooks.scrub(error);
+      // Ours with a cause (a timeout Playwright reported) may hold Playwright's text too.
+      if (!(error instanceof ServiceError) || error.cause !== undefined)
+        this.hooks.onFailure(method, rawDetail(error));
+      throw this.hooks.scrub(wrap(error));
     });
   }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Client } from "../../lib/index.js";
 import {
   ContentFrameNotFoundError,
+  ServiceError,
   ServiceTimeoutError,
   ServiceValidationError,
   XPathResolutionError,
@@ -211,6 +212,19 @@ describe("shadow roots", () => {
     const page = client.context.activePage()!;
     const error = await failure(page.deepLocator("/html/body/[[").click({ timeout: 500 }));
     expect(error).toBeInstanceOf(XPathResolutionError);
+  });
+
+  it("fails in one readable line when Playwright refuses the action: no escape codes, no call log", async () => {
+    const client = await openShadow();
+    const page = client.context.activePage()!;
+    const error = await failure(page.deepLocator("xpath=/html/body").fill("x", { timeout: 2_000 }));
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.message).toMatch(/^deepLocator\("xpath=\/html\/body"\)\.fill: .*not an <input>/);
+    expect(error.message).not.toContain("\u001b");
+    expect(error.message).not.toContain("Call log");
+    expect(error.message).not.toContain("\n");
+    // Playwright's own error, call log and all, stays reachable as the cause.
+    expect(String((error.cause as Error).message)).toContain("Call log");
   });
 
   it("requires exactly one match before acting", async () => {

@@ -213,6 +213,26 @@ describe("page methods", () => {
     );
   });
 
+  it("a page script that throws, or an unknown key, fails in one readable line naming the call", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(server.url("basic.html"));
+    const thrown = await failure(
+      page.evaluate("(() => { throw new Error('boom in the page'); })()"),
+    );
+    expect(thrown).toBeInstanceOf(ServiceError);
+    expect(thrown.message).toMatch(/^Evaluating JavaScript in the page failed: .*boom in the page/);
+    const key = await failure(page.keyPress("NoSuchKey"));
+    expect(key).toBeInstanceOf(ServiceError);
+    expect(key.message).toBe('keyPress: Unknown key: "NoSuchKey"');
+    for (const error of [thrown, key]) {
+      expect(error.message).not.toContain("\u001b");
+      expect(error.message).not.toContain("Call log");
+      expect(error.message).not.toContain("\n");
+      expect(error.message).not.toMatch(/\bat eval\b|UtilityScript/);
+    }
+  });
+
   it("refuses bad input naming the field", async () => {
     const client = await clients.open();
     const page = client.context.activePage()!;
