@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Context } from "../browser/context.js";
 import type { Page } from "../browser/page.js";
 import { ServiceValidationError } from "../errors.js";
+import type { Logger } from "../log.js";
 import {
   type Action,
   ActionSchema,
@@ -16,6 +17,7 @@ import {
   parseInput,
   type Variables,
 } from "../options.js";
+import { rawDetail, readableMessage } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
 import { hideVariables, variablesIn } from "../variables.js";
 import { findElements, type ObserveSettings } from "./observe.js";
@@ -125,7 +127,7 @@ async function attempt(
     // Typing or pressing again would repeat keys already sent: those are not healed.
     const repeatable = action.method !== "type" && action.method !== "press";
     if (!settings.selfHeal || !repeatable || deadline.signal.aborted) {
-      return failure(error, action, options);
+      return failure(error, action, options, settings.logger);
     }
     // The page changed under the action: find the element again by what it was.
     deadline.step("self-heal");
@@ -138,28 +140,28 @@ async function attempt(
     } catch (modelError) {
       // No model (an Action needs none) or a model failure: the first failure is the answer.
       if (deadline.signal.aborted) throw modelError;
-      return failure(error, action, options);
+      return failure(error, action, options, settings.logger);
     }
-    if (!again) return failure(error, action, options);
+    if (!again) return failure(error, action, options, settings.logger);
     const healed: Action = { ...again, method: action.method, arguments: action.arguments };
     try {
       await settings.onTarget?.(page, healed);
       await performAction(page, healed, options.variables, deadline);
       return done(healed, [action, healed]);
     } catch (second) {
-      return failure(second, healed, options, [action, healed]);
+      return failure(second, healed, options, settings.logger, [action, healed]);
     }
   }
 }
 
-/** Runs `work`; an error it throws leaves without the variables' values in its message. */
+/** Runs `work`; an error it throws (its causes too) leaves without the variables' values. */
 async function hidingVariablesIn<T>(options: ActOptions, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof Error) {
-      error.message = hideVariables(error.message, options.variables);
-      if (error.stack) error.stack = hideVariables(error.stack, options.variables);
+    for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+      e.message = hideVariables(e.message, options.variables);
+      if (e.stack) e.stack = hideVariables(e.stack, options.variables);
     }
     throw error;
   }
@@ -181,16 +183,23 @@ function done(action: Action, actions: Action[]): ActResult {
   };
 }
 
-/** A failed action, reported without the variables' values (Playwright's errors echo them). */
+/**
+ * A failed action, reported in one readable line without the variables' values (Playwright's
+ * errors echo them). Playwright's whole text, call log included, goes to a debug line.
+ */
 function failure(
   error: unknown,
   action: Action,
   options: ActOptions,
+  logger: Logger,
   actions: Action[] = [action],
 ): ActResult {
   if (error instanceof ServiceValidationError) throw error;
-  const message = error instanceof Error ? error.message : String(error);
-  return failed(hideVariables(message, options.variables), action.description, actions);
+  logger.debug("act", `${action.method ?? "click"} on ${action.description} failed`, {
+    detail: hideVariables(rawDetail(error), options.variables),
+  });
+  const message = hideVariables(readableMessage(error), options.variables);
+  return failed(message, action.description, actions);
 }
 
 function failed(message: string, actionDescription: string, actions: Action[]): ActResult {

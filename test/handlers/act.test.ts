@@ -199,6 +199,53 @@ describe("act in hard places", () => {
   }
 });
 
+/** What a caller, a history entry or a model may be shown: one line, no escape codes, no call log. */
+function expectReadable(text: unknown) {
+  expect(String(text)).not.toContain("\u001b");
+  expect(String(text)).not.toContain("Call log");
+  expect(String(text)).not.toContain("\n");
+}
+
+describe("act's failures read as one line", () => {
+  it("a failed action says what failed, with no escape codes, call log or line breaks; its raw text goes to a debug line", async () => {
+    const lines: LogLine[] = [];
+    const client = await clients.open({ verbose: 2, logger: (l: LogLine) => lines.push(l) });
+    await client.context.activePage()!.goto(server.url("outline/shop.html"));
+    // Playwright refuses to fill a paragraph, with its call log and colour codes.
+    const result = await client.act(
+      { selector: "#cart", description: "the cart line", method: "fill", arguments: ["x"] },
+      { timeout: 3_000 },
+    );
+    expect(result.success).toBe(false);
+    expectReadable(result.message);
+    expect(result.message).toContain('deepLocator("#cart").fill');
+    expect(result.message).toContain("not an <input>");
+    const entry = (await client.history).at(-1)!;
+    expectReadable(JSON.stringify(entry.result));
+    expect(JSON.stringify(entry.result)).toContain("not an <input>");
+    const debug = lines.filter((l) => l.level === 2 && JSON.stringify(l).includes("Call log"));
+    expect(debug.length).toBeGreaterThan(0);
+    expect(JSON.stringify(debug)).not.toContain("\\u001b");
+  });
+
+  it("an unknown key to press says so in one line", async () => {
+    const client = await clients.open();
+    await client.context.activePage()!.goto(server.url("outline/form.html"));
+    const result = await client.act(
+      {
+        selector: "xpath=//input[@type='tel']",
+        description: "phone",
+        method: "press",
+        arguments: ["NoSuchKey"],
+      },
+      { timeout: 3_000 },
+    );
+    expect(result.success).toBe(false);
+    expectReadable(result.message);
+    expect(result.message).toContain('Unknown key: "NoSuchKey"');
+  });
+});
+
 describe("act keeps variable values to itself", () => {
   it("a failed action's message and history never show the value; an Action needs no model, even to fail", async () => {
     const client = await clients.open();
