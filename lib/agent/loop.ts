@@ -10,6 +10,7 @@ import type { Usage } from "../metrics.js";
 import type { ModelConfiguration } from "../model/config.js";
 import type { Models, ToolCallRequest } from "../model/modelClient.js";
 import type { AgentAction, AgentResult, AgentUsage, Variables } from "../options.js";
+import { rawDetail, readableError, readableMessage } from "../readableError.js";
 import { withTimeout } from "../timeout.js";
 import { hideVariables } from "../variables.js";
 import { Conversation, type ToolResultEntry } from "./conversation.js";
@@ -219,11 +220,19 @@ async function runTool(
       output.text += `\nNavigation refused by the safety rule: ${refused.join("; ")}`;
     }
     return { ok: true, output };
-  } catch (error) {
+  } catch (thrown) {
     const refused = s.run.refused.splice(0);
+    // One readable line for the model and the result; Playwright's whole text to a debug line.
+    const error = readableError(call.toolName, thrown);
+    if (error !== thrown || (error instanceof Error && error.cause !== undefined)) {
+      s.run.logger.debug("agent", `tool ${call.toolName} failed`, {
+        detail: scrub(rawDetail(error), s.variables, s.redactor),
+      });
+    }
     const message =
-      (error instanceof Error ? `${error.name}: ${error.message}` : String(error)) +
-      (refused.length ? `\nNavigation refused by the safety rule: ${refused.join("; ")}` : "");
+      (error instanceof Error ? `${error.name}: ` : "") +
+      readableMessage(error) +
+      (refused.length ? ` Navigation refused by the safety rule: ${refused.join("; ")}` : "");
     s.run.logger.info("agent", `tool ${call.toolName} failed; the model is told`, {
       error: scrub(message, s.variables, s.redactor),
     });

@@ -1,7 +1,8 @@
 /**
  * How the agent opens a URL, whichever tool or protocol asks (goto, Gemini's navigate): the
  * navigation-safety rule first, then the load, stopped if it does not finish in time so that
- * later steps can still read the page.
+ * later steps can still read the page. A failure is one readable error (Chromium's code in
+ * words, what to do), with Playwright's own as its cause for the debug log.
  */
 import type { Page as PlaywrightPage, Response } from "playwright-core";
 import {
@@ -9,22 +10,33 @@ import {
   NavigationRefusedError,
   navigationRefusal,
 } from "../browser/navigationPolicy.js";
-import type { Deadline } from "../timeout.js";
+import { ServiceTimeoutError } from "../errors.js";
+import { navigationError } from "../readableError.js";
+import { type Deadline, isPlaywrightTimeout } from "../timeout.js";
 
 export async function openUrl(
   page: PlaywrightPage,
   url: string,
   allow: NavigationAllowance,
   deadline: Deadline,
+  /** The tool or action that asked, as errors name it. */
+  method = "goto",
 ): Promise<Response | null> {
   const refused = await navigationRefusal(url, allow);
   if (refused) throw new NavigationRefusedError(url, refused);
+  const timeout = withReserve(deadline);
   // Straight to Playwright: the agent's steps are its result's actions, not history entries.
   return page
-    .goto(url, { waitUntil: "domcontentloaded", timeout: withReserve(deadline) })
+    .goto(url, { waitUntil: "domcontentloaded", timeout })
     .catch(async (error: unknown) => {
       await stopLoading(page);
-      throw error;
+      if (isPlaywrightTimeout(error)) {
+        throw new ServiceTimeoutError(method, timeout, "the page's DOMContentLoaded event", [], {
+          advice: "The load was stopped where it got to: read the page as it is, or try again",
+          cause: error,
+        });
+      }
+      throw navigationError(method, url, error);
     });
 }
 

@@ -13,6 +13,7 @@ import {
   teaExecutionModel,
 } from "../support/llm/teaAgent.js";
 import { latestImageIn } from "../support/png.js";
+import { freePort } from "../support/ports.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -257,6 +258,50 @@ describe("agent: variables, limits and failures", () => {
     expect(result.actions[0]).toMatchObject({ type: "goto", url: "file:///etc/passwd" });
     expect(String(result.actions[0]!.error)).toContain("file: scheme is not allowed");
     expect(client.context.activePage()!.url()).toBe(server.url("agent/item.html?id=green"));
+  });
+
+  it("tells the model and the result in one readable line why goto failed (a closed port) and what to do", async () => {
+    const url = `http://127.0.0.1:${await freePort()}/`;
+    model.use(
+      openaiAgent((turn) => {
+        const last = turn.history.at(-1);
+        if (!last) return { calls: [call("goto", { url })] };
+        if (last.name === "goto" && turn.history.length === 1)
+          return { calls: [call("keys", { keys: ["NoSuchKey"] })] };
+        return {
+          calls: [
+            call("done", {
+              success: false,
+              message: turn.history.map((h) => h.output).join(" | "),
+            }),
+          ],
+        };
+      }),
+    );
+    const lines: LogLine[] = [];
+    const client = await open("agent/search.html", {
+      verbose: 2,
+      logger: (l: LogLine) => lines.push(l),
+    });
+    const result = await client.agent().execute("Open the page");
+    const [gotoOutput, keysOutput] = result.message.split(" | ");
+    for (const text of [
+      gotoOutput,
+      keysOutput,
+      result.actions[0]!.error,
+      result.actions[1]!.error,
+    ]) {
+      expect(String(text)).not.toContain("\u001b");
+      expect(String(text)).not.toContain("Call log");
+      expect(String(text)).not.toContain("\n");
+    }
+    expect(gotoOutput).toContain(`could not open ${url}: the connection was refused`);
+    expect(gotoOutput).toContain("check the URL and that the server is up");
+    expect(String(result.actions[0]!.error)).toContain("the connection was refused");
+    expect(keysOutput).toContain('Unknown key: "NoSuchKey"');
+    expect(String(result.actions[1]!.error)).not.toMatch(/^Error: /);
+    // Playwright's whole text is for the debug log.
+    expect(JSON.stringify(lines.filter((l) => l.level === 2))).toContain("Call log");
   });
 
   it("refuses a link to a metadata address that act clicks, and tells the model", async () => {

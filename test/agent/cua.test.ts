@@ -10,6 +10,7 @@ import {
 } from "../support/llm/computerUse.js";
 import { failing, useModelServer } from "../support/llm/modelServer.js";
 import { centreOf, type Image, rightmostOnRow } from "../support/png.js";
+import { freePort } from "../support/ports.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -277,6 +278,31 @@ describe("agent, cua mode", () => {
     expect(reply.response.url).toBe(server.url("agent/canvas.html"));
     expect(reply.parts[0]!.inlineData.mimeType).toBe("image/png");
     expect(final.usage).toMatchObject({ input_tokens: 300, reasoning_tokens: 15 });
+  });
+
+  it("records Gemini's navigate to a closed port as one readable line: what failed, what to do", async () => {
+    const name = "gemini-2.5-computer-use-preview-10-2025";
+    const url = `http://127.0.0.1:${await freePort()}/`;
+    const client = await clients.openOn(server.url("agent/canvas.html"), {
+      model: { modelName: `google/${name}`, apiKey: "gemini-cua-key-123456" },
+    });
+    model.use(
+      googleComputerUse(name, (turn) =>
+        turn.actionsSoFar === 0
+          ? { action: { name: "navigate", args: { url } } }
+          : { text: "done" },
+      ),
+    );
+    const final = await client.agent({ mode: "cua" }).execute("Open the page");
+    const error = String(final.actions[0]!.error);
+    expect(error).not.toContain("\u001b");
+    expect(error).not.toContain("Call log");
+    expect(error).not.toContain("\n");
+    expect(error).toContain(`could not open ${url}: the connection was refused`);
+    // The model is told the same, with the screenshot.
+    const reply = JSON.stringify(model.requestsTo("generativelanguage.googleapis.com")[1]!.body);
+    expect(reply).toContain("the connection was refused");
+    expect(reply).not.toContain("Call log");
   });
 
   it("surfaces Gemini's safety decisions the same way, and acknowledges them when told to", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { fillVariables } from "../../variables.js";
+import { rawDetail, readableMessage } from "../../readableError.js";
+import { fillVariables, hideVariables } from "../../variables.js";
 import { performComputerAction } from "../computerActions.js";
 import { readComputerCall } from "../computerCalls.js";
 import { openUrl } from "../openUrl.js";
@@ -67,7 +68,7 @@ export default defineTool({
         action.text = fillVariables(action.text, run.variables);
       }
       if (action.kind === "navigate") {
-        await openUrl(page, action.url, run.navigation, deadline);
+        await openUrl(page, action.url, run.navigation, deadline, "navigate");
         note = `opened ${page.url()}`;
       } else {
         const at = "at" in action ? action.at : action.kind === "drag" ? action.path[0] : undefined;
@@ -82,8 +83,12 @@ export default defineTool({
         if (deadline.signal.aborted) throw deadline.signal.reason;
       }
     } catch (error) {
-      // The protocol wants a screenshot after every call: the failure is told with it.
-      failed = error instanceof Error ? error.message : String(error);
+      // The protocol wants a screenshot after every call: the failure is told with it, in one
+      // readable line; Playwright's whole text (its call log) is for the debug log.
+      run.logger.debug("agent", "computer action failed", {
+        detail: hideVariables(rawDetail(error), run.variables),
+      });
+      failed = readableMessage(error);
       note = `failed: ${failed}`;
     }
     const { page: now, image } = await captureAfterAction(run, deadline);
