@@ -21,7 +21,7 @@ export interface ExtractSettings extends SnapshotSettings {
 
 const SYSTEM = [
   "You extract data from a web page for a program.",
-  'The page is given as an outline: one line per element, "[id] role "name" states" or plain text, indented by nesting.',
+  'The page is given as an outline: first document "title" (the page\'s title), then one line per element, "[id] role "name" states" or plain text, indented by nesting.',
   "Answer only from the outline (and the screenshot, when there is one); never invent values.",
   "For a link field, answer with the link's id from its [id] line, not its URL.",
   "When a value asked for is not on the page, answer null for it.",

@@ -28,7 +28,7 @@ export interface ObserveSettings extends SnapshotSettings {
 
 const SYSTEM = [
   "You find elements of a web page for a program that will act on them.",
-  'The page is given as an outline: one line per element, "[id] role "name" states" or plain text, indented by nesting.',
+  'The page is given as an outline: first document "title" (the page\'s title), then one line per element, "[id] role "name" states" or plain text, indented by nesting.',
   "Return the elements that match the instruction, most relevant first; none when nothing matches.",
   "For each: its id from its [id] line, a short description, the method to use on it, and the method's arguments.",
   `Methods: ${ACTION_METHODS.join(", ")}. fill and type take the text; press takes a key such as "Enter"; scrollTo takes a percentage such as "50%"; selectOptionFromDropdown takes the option's text; dragAndDrop takes the id of the element to drop on.`,

@@ -68,16 +68,24 @@ export async function mainFrameRef(page: Page): Promise<FrameRef> {
   return { owner, frameId: await owner.rootFrameId() };
 }
 
-/** How long the main frame's elements have been quiet, asked on its own (scoped captures). */
-export async function mainQuietFor(main: FrameRef): Promise<number> {
+/**
+ * How long the main frame's elements have been quiet, and its title, asked on their own (a
+ * capture scoped to an element does not walk the main frame).
+ */
+export async function mainDocument(main: FrameRef): Promise<{ quietFor: number; title: string }> {
   const world = await isolatedWorld(main.owner, main.frameId);
   const { result, exceptionDetails } = await main.owner.session.send("Runtime.callFunctionOn", {
-    functionDeclaration: `function () { const __name = (f) => f; return ${DOM_ACTIVITY_SOURCE}.quietFor(); }`,
+    functionDeclaration: `function () {
+      const __name = (f) => f;
+      const title = document.title.replace(/\\s+/g, " ").trim();
+      return { quietFor: ${DOM_ACTIVITY_SOURCE}.quietFor(), title };
+    }`,
     executionContextId: world,
     returnByValue: true,
   });
   if (exceptionDetails) throw new PageScriptError(exceptionDetails.text);
-  return Number(result.value) || 0;
+  const value = result.value as { quietFor?: number; title?: string } | undefined;
+  return { quietFor: Number(value?.quietFor) || 0, title: String(value?.title ?? "") };
 }
 
 export async function captureFrame(capture: Capture, ref: FrameRef): Promise<CapturedFrame> {

@@ -1,9 +1,10 @@
 /**
  * Outlines over the token budget are cut into chunks that callers walk with next/previous.
  * Chunks are consecutive runs of outline lines, so each follows the page from top to bottom
- * as the document flows; each starts with the lines of its first node's ancestors, so that a
- * chunk read alone still says where it is (in which frame, form or dialog). A single line over
- * the budget (a huge text) is cut into pieces.
+ * as the document flows; each starts with the page's title line and the lines of its first
+ * node's ancestors, so that a chunk read alone still says which page it is and where on it
+ * (in which frame, form or dialog). A single line over the budget (a huge text) is cut into
+ * pieces.
  */
 import type { OutlineLine } from "./outline.js";
 
@@ -29,13 +30,17 @@ export interface Chunk {
   bottom: number;
 }
 
-export function chunkOutline(outline: OutlineLine[], budget: number): Chunk[] {
+/** `head`: the line every chunk starts with (the page's title line), if any. */
+export function chunkOutline(outline: OutlineLine[], budget: number, head?: string): Chunk[] {
   const lines = outline.flatMap((line) => splitLong(line, budget));
   const chunks: Chunk[] = [];
   let i = 0;
+  if (lines.length === 0 && head !== undefined) {
+    return [{ index: 0, text: head, tokens: estimateTokens(head), top: 0, bottom: 0 }];
+  }
   while (i < lines.length) {
     const context = ancestorsOf(lines, i);
-    const parts = context.map((l) => l.text);
+    const parts = [...(head === undefined ? [] : [head]), ...context.map((l) => l.text)];
     let tokens = estimateTokens(parts.join("\n"));
     let top = Number.POSITIVE_INFINITY;
     let bottom = Number.NEGATIVE_INFINITY;

@@ -40,6 +40,8 @@ export interface FrameLines {
   candidates: number;
   /** Milliseconds since the document's elements last changed (or since its load). */
   quietFor: number;
+  /** The document's title, white space collapsed ("" if none). */
+  title: string;
   /** A scope was expected and is gone (its document was replaced). */
   scopeLost: boolean;
   viewportHeight: number;

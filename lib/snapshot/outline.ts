@@ -13,8 +13,11 @@ export interface OutlineLine {
 }
 
 export interface Outline {
-  /** One line per meaningful node, two spaces per level. */
+  /** The title line, then one line per meaningful node, two spaces per level. */
   text: string;
+  /** `document "<the page's title>"`: what the page is, first in the text and in every chunk. */
+  titleLine: string;
+  /** The lines below the title line. */
   lines: OutlineLine[];
   /** Element id → selector (`xpath=` + absolute XPath through iframes, `//` at shadow roots). */
   selectors: Record<string, string>;
@@ -26,10 +29,19 @@ export interface Outline {
 
 const INDENT = "  ";
 
-/** `prefix`: the selector of the frame the capture starts in (iframe elements above it). */
-export function assembleOutline(root: CapturedFrame, prefix = ""): Outline {
+/** The outline's first line: the page's title, in the outline's own `role "name"` form. */
+export function titleLine(title: string): string {
+  return title ? `document ${JSON.stringify(title)}` : "document";
+}
+
+/**
+ * `title`: the page's (the main document's), whichever frame the capture starts in; `prefix`:
+ * the selector of the frame the capture starts in (iframe elements above it).
+ */
+export function assembleOutline(root: CapturedFrame, title: string, prefix = ""): Outline {
   const outline: Outline = {
     text: "",
+    titleLine: titleLine(title),
     lines: [],
     selectors: {},
     urls: {},
@@ -59,6 +71,6 @@ export function assembleOutline(root: CapturedFrame, prefix = ""): Outline {
     }
   };
   walk(root, prefix, 0, 0);
-  outline.text = outline.lines.map((line) => line.text).join("\n");
+  outline.text = [outline.titleLine, ...outline.lines.map((line) => line.text)].join("\n");
   return outline;
 }

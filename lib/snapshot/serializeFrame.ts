@@ -80,6 +80,7 @@ export function serializeFrame(
     frame: [],
     candidates: 0,
     quietFor,
+    title: collapse(document.title),
     scopeLost: request.expectScope && !stash.scope,
     viewportHeight: window.innerHeight,
     scrollY: window.scrollY,

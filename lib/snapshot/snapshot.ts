@@ -22,8 +22,8 @@ import {
   cleanUp,
   type FrameRef,
   isContextLoss,
+  mainDocument,
   mainFrameRef,
-  mainQuietFor,
 } from "./captureFrames.js";
 import { type Chunk, chunkOutline, DEFAULT_TOKEN_BUDGET, startChunk } from "./chunks.js";
 import { framePrefix, markElements } from "./marks.js";
@@ -67,7 +67,8 @@ export async function takeSnapshot(
     const { outline, quietFor } = await captureWithRetries(page, request, deadline, logger);
     const wait = domWait(quietFor, graceEndsAt);
     if (wait === 0) {
-      const chunks = chunkOutline(outline.lines, request.tokenBudget ?? DEFAULT_TOKEN_BUDGET);
+      const budget = request.tokenBudget ?? DEFAULT_TOKEN_BUDGET;
+      const chunks = chunkOutline(outline.lines, budget, outline.titleLine);
       return { ...outline, chunks, startChunk: startChunk(chunks, outline.viewport) };
     }
     // Taken while the DOM was still changing: once more, when it has been quiet a while.
@@ -154,9 +155,9 @@ async function captureOnce(
     }
     const main = await mainFrameRef(page);
     const captured = await captureFrame(capture, start ?? main);
-    // The page's own quiet time decides, whichever frame the capture started in.
-    const quietFor = start ? await mainQuietFor(main) : captured.lines.quietFor;
-    return { outline: assembleOutline(captured, prefix), quietFor };
+    // The page's own quiet time and title, whichever frame the capture started in.
+    const { quietFor, title } = start ? await mainDocument(main) : captured.lines;
+    return { outline: assembleOutline(captured, title, prefix), quietFor };
   } finally {
     cleanUp(capture);
     await disposeAll(owned);

@@ -34,7 +34,9 @@ describe("extract() and extract(options)", () => {
     // The active page is now the second one; `page` picks the first.
     expect((await client.extract()).pageText).toContain('heading "Basic"');
     const scoped = await client.extract({ page: first, selector: "//nav" });
+    // A scoped outline still names its page first.
     expect(scoped.pageText.split("\n").map((l) => l.trim())).toEqual([
+      'document "Form fixture"',
       'navigation "Main"',
       '[1] link "Home"',
       '[2] link "Help"',

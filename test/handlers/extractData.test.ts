@@ -225,6 +225,10 @@ describe("outlines over the token budget", () => {
       }),
     );
     expect(model.requests().length).toBeGreaterThan(1);
+    // Every part the model is sent names the page first.
+    for (const request of model.requests()) {
+      expect(promptOf(request)).toMatch(/Page outline[^\n]*\ndocument "Tea shop"\n/);
+    }
     expect(result.shop).toBe("Tea shop");
     expect(result.products.map((p) => p.name)).toEqual([
       "Green tea",

@@ -38,6 +38,24 @@ describe("chunks (pure)", () => {
     expect(seen).toEqual(lines.map((l) => l.text));
   });
 
+  it("opens every chunk with the head line (the page's title), counted in the budget", () => {
+    const lines = outline([0, 1, 2, 2, 2, 1, 2, 2, 0, 1, 1, 1]);
+    const head = 'document "A page"';
+    const chunks = chunkOutline(lines, 40, head);
+    expect(chunks.length).toBeGreaterThan(2);
+    const seen: string[] = [];
+    for (const chunk of chunks) {
+      expect(chunk.tokens).toBeLessThanOrEqual(40);
+      const [first, ...rest] = chunk.text.split("\n");
+      expect(first).toBe(head);
+      const context = contextCount(rest.join("\n"), lines, seen);
+      seen.push(...rest.slice(context));
+    }
+    expect(seen).toEqual(lines.map((l) => l.text));
+    // An empty page is one chunk: its title line.
+    expect(chunkOutline([], 40, head).map((c) => c.text)).toEqual([head]);
+  });
+
   it("cuts a line longer than the budget into pieces that fit", () => {
     const lines: OutlineLine[] = [
       { text: "short", top: 0 },
@@ -109,6 +127,8 @@ describe("chunks of a real page", () => {
     const top = await snapshotOf(client, { tokenBudget: 80 });
     expect(top.chunks.length).toBeGreaterThan(3);
     expect(top.startChunk).toBe(0);
+    expect(top.text.split("\n")[0]).toBe('document "Form fixture"');
+    expect(top.chunks.every((c) => c.text.startsWith('document "Form fixture"\n'))).toBe(true);
     for (let i = 1; i < top.chunks.length; i++) {
       expect(top.chunks[i]!.top).toBeGreaterThanOrEqual(top.chunks[i - 1]!.top);
     }

@@ -134,6 +134,7 @@ describe("frames that do not answer", () => {
     const { pageText } = await client.extract({ timeout: 4_000 });
     expect(Date.now() - started).toBeLessThan(4_000);
     expect(pageText.split("\n")).toEqual([
+      'document "Busy frame"',
       "Parent text",
       '[1] button "Parent button"',
       'iframe "Busy"',

@@ -22,8 +22,15 @@ async function openOuter() {
   return client;
 }
 
-/** The lines of `text` without ids: what a scoped or pruned outline is compared on. */
-const bare = (text: string) => text.split("\n").map((l) => l.replace(/\[\d+\] /, "").trim());
+/**
+ * The lines of `text` below its title line, without ids: what a scoped or pruned outline is
+ * compared on.
+ */
+const bare = (text: string) =>
+  text
+    .split("\n")
+    .slice(1)
+    .map((l) => l.replace(/\[\d+\] /, "").trim());
 
 describe("selector: one subtree", () => {
   it("outlines only the element's subtree, with selectors still absolute", async () => {
@@ -31,7 +38,11 @@ describe("selector: one subtree", () => {
     await client.context.activePage()!.goto(server.url("outline/form.html"));
     const whole = await snapshotOf(client);
     const form = await snapshotOf(client, { selector: "//form" });
-    expect(form.text.split("\n")[0]).toBe('form "Checkout"');
+    // The page's title first, then the form.
+    expect(form.text.split("\n").slice(0, 2)).toEqual([
+      'document "Form fixture"',
+      'form "Checkout"',
+    ]);
     const start = bare(whole.text).indexOf('form "Checkout"');
     const end = bare(whole.text).indexOf('combobox "Size" expanded');
     // Exactly the form's lines, one level up.
@@ -56,6 +67,8 @@ describe("selector: one subtree", () => {
   it("reaches into frames and shadow roots, also in CSS with >> hops", async () => {
     const client = await openOuter();
     const cross = await snapshotOf(client, { selector: "xpath=/html/body/iframe[2]/html/body" });
+    // A scope inside a frame: the title is still the page's, not the frame's.
+    expect(cross.text.split("\n")[0]).toBe('document "Nested frames"');
     expect(bare(cross.text)).toEqual([
       "Cross-site text",
       'button "Cross button"',

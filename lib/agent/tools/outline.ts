@@ -15,9 +15,8 @@ export default defineTool({
       snapshot.chunks.length > 1
         ? `(part ${snapshot.startChunk + 1} of ${snapshot.chunks.length}, the part in view; scroll for the rest)\n${snapshot.chunks[snapshot.startChunk]!.text}`
         : snapshot.text;
-    const title = await page.playwrightPage.title().catch(() => "");
     return {
-      text: `URL: ${page.url()}\nTitle: ${title}\n${part}`,
+      text: `URL: ${page.url()}\n${part}`,
       action: { pageText: part, pageUrl: page.url() },
       perishable: true,
     };
