@@ -25,6 +25,7 @@ import {
   type V3Options,
   V3OptionsSchema,
 } from "./options.js";
+import { rawDetail, readableReason } from "./readableError.js";
 import { secretsOf } from "./secrets.js";
 
 export class Client {
@@ -186,8 +187,9 @@ export class Client {
       this.logger.info("client", "ready", { connectURL: this.engine.connectURL });
     } catch (error) {
       const cause = this.logger.redactor.error(error);
-      const detail = cause instanceof Error ? cause.message : String(cause);
-      throw new ServiceInitError(detail, { cause });
+      // One readable line; what Playwright said in full (its call log) goes to a debug line.
+      this.logger.debug("client", "init failed", { detail: rawDetail(cause) });
+      throw new ServiceInitError(readableReason(cause), { cause });
     }
   }
 

@@ -12,6 +12,8 @@ const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 /** Playwright's list of the steps it took, and everything after it. */
 const CALL_LOG = /\s*Call log:[\s\S]*$/;
+/** The same list inside a longer text: its heading and its indented lines. */
+const CALL_LOG_BLOCK = /\s*Call log:(?:\n[ \t]+[^\n]*)*\n?/g;
 const NET_CODE = /net::ERR_([A-Z0-9_]+)(?: at (\S+))?/;
 /** Playwright's `page.goto: ` in front of its own message, and the `Error: ` it may add. */
 const API_PREFIX = /^[a-zA-Z]+\.[a-zA-Z]+: (?:Error: )?/;
@@ -149,12 +151,19 @@ export function readableReason(error: unknown): string {
 }
 
 /**
- * The error a call of ours surfaces. Our own errors pass unchanged: their messages are written
- * to be read. A foreign one (Playwright's, CDP's) becomes a ServiceError named after `method`
+ * The error a call of ours surfaces. Our own errors pass as they are (their messages are written
+ * to be read), unless they quote Playwright's text, which is cleaned. A foreign one (Playwright's, CDP's) becomes a ServiceError named after `method`
  * with its text made readable, and keeps the original, call log and all, as `cause`.
  */
 export function readableError(method: string, error: unknown): unknown {
-  if (!(error instanceof Error) || error instanceof ServiceError) return error;
+  if (error instanceof ServiceError) {
+    // Ours, quoting Playwright (a capture's failure): the quote is made readable in place.
+    if (error.message !== stripAnsi(error.message) || error.message.includes("Call log:")) {
+      error.message = oneLine(stripAnsi(error.message).replace(CALL_LOG_BLOCK, ""));
+    }
+    return error;
+  }
+  if (!(error instanceof Error)) return error;
   return new ServiceError(`${method}: ${readableReason(error)}`, { cause: error });
 }
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ServiceError, ServiceNavigationError, ServiceTimeoutError } from "../lib/errors.js";
+import {
+  ServiceDomProcessError,
+  ServiceError,
+  ServiceNavigationError,
+  ServiceTimeoutError,
+} from "../lib/errors.js";
 import {
   navigationError,
   netFailure,
@@ -90,6 +95,17 @@ describe("readable errors", () => {
     expect(readableReason(script)).toBe("TypeError: x is not a function");
     const ours = new ServiceTimeoutError("act", 100, "the action");
     expect(readableError("act", ours)).toBe(ours);
+    expect(ours.message).toBe("act: 100 ms passed waiting for the action");
+  });
+
+  it("cleans Playwright's text inside one of our errors (a capture's failure), keeping the error", () => {
+    const inner = new Error(PLAYWRIGHT_REFUSED);
+    const ours = new ServiceDomProcessError(inner.message, { cause: inner });
+    expect(readableError("observe", ours)).toBe(ours);
+    expect(ours.message).toBe(
+      "Processing the page's DOM failed: page.goto: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:9/. Wait for the page to settle and try again.",
+    );
+    expect(ours.cause).toBe(inner);
   });
 
   it("keeps the whole text, causes included, for debug lines", () => {

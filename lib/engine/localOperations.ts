@@ -1,12 +1,14 @@
 /**
  * act, extract, observe and agent on this machine's browser: the handlers, given the client's
  * models, settings, history and metrics. (The remote environment will send the same calls to
- * the service instead.)
+ * the service instead.) An error act, extract or observe throws is one readable message;
+ * Playwright's whole text goes to a debug line.
  */
 import type { z } from "zod";
 import { Agent } from "../agent/agent.js";
 import { resolveAgentConfig } from "../agent/agentConfig.js";
 import type { Context } from "../browser/context.js";
+import { ServiceError } from "../errors.js";
 import { type ActResult, act } from "../handlers/act.js";
 import { extractData, extractPageText } from "../handlers/extract.js";
 import type { ExtractCall } from "../handlers/extractCall.js";
@@ -24,6 +26,7 @@ import type {
   ResolvedOptions,
   Variables,
 } from "../options.js";
+import { rawDetail, readableError } from "../readableError.js";
 import { hideVariables } from "../variables.js";
 import type { Operations } from "./engine.js";
 
@@ -55,26 +58,36 @@ export class LocalOperations implements Operations {
       record: (parameters: unknown, result: unknown) =>
         this.history.record("extract", parameters, result),
     };
-    if (call.instruction === undefined) return extractPageText(context, call.options, settings);
-    return extractData(context, call.instruction, call.schema as z.ZodType, call.options, settings);
+    if (call.instruction === undefined)
+      return this.surfaced("extract", extractPageText(context, call.options, settings));
+    return this.surfaced(
+      "extract",
+      extractData(context, call.instruction, call.schema as z.ZodType, call.options, settings),
+    );
   }
 
   observe(context: Context, instruction?: string, options?: ObserveOptions): Promise<Action[]> {
-    return observe(context, instruction, options, {
-      ...this.snapshotSettings(),
-      models: this.models,
-      record: (parameters, result) => this.history.record("observe", parameters, result),
-    });
+    return this.surfaced(
+      "observe",
+      observe(context, instruction, options, {
+        ...this.snapshotSettings(),
+        models: this.models,
+        record: (parameters, result) => this.history.record("observe", parameters, result),
+      }),
+    );
   }
 
   act(context: Context, input: string | Action, options?: ActOptions): Promise<ActResult> {
-    return act(context, input, options, {
-      ...this.snapshotSettings(),
-      models: this.models,
-      selfHeal: this.options.selfHeal,
-      onVariablesUsed: (used) => Object.assign(this.typedVariables, used),
-      record: (parameters, result) => this.history.record("act", parameters, result),
-    });
+    return this.surfaced(
+      "act",
+      act(context, input, options, {
+        ...this.snapshotSettings(),
+        models: this.models,
+        selfHeal: this.options.selfHeal,
+        onVariablesUsed: (used) => Object.assign(this.typedVariables, used),
+        record: (parameters, result) => this.history.record("act", parameters, result),
+      }),
+    );
   }
 
   agent(config: AgentConfig | undefined, context: () => Context): Agent<boolean> {
@@ -86,6 +99,19 @@ export class LocalOperations implements Operations {
       logger: this.logger,
       rememberVariables: (v) => Object.assign(this.typedVariables, v),
       typedVariables: () => this.typedVariables,
+    });
+  }
+
+  /**
+   * What the caller gets when a call fails: our own errors as they are (a quote of Playwright
+   * in them cleaned), a foreign one as a readable ServiceError; the whole text, Playwright's
+   * call log included, in a debug line. act has taken the variables' values out already.
+   */
+  private surfaced<T>(method: string, work: Promise<T>): Promise<T> {
+    return work.catch((error: unknown) => {
+      if (!(error instanceof ServiceError) || error.cause !== undefined)
+        this.logger.debug(method, `${method} failed`, { detail: rawDetail(error) });
+      throw readableError(method, error);
     });
   }
 

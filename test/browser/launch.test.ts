@@ -285,6 +285,28 @@ describe("attaching", () => {
     }
   });
 
+  it("fails to attach to a closed port in one readable line: no escape codes, no call log", async () => {
+    const lines: LogLine[] = [];
+    const client = new Client({
+      env: "LOCAL",
+      disablePino: true,
+      verbose: 2,
+      logger: (l: LogLine) => lines.push(l),
+      localBrowserLaunchOptions: {
+        cdpUrl: `ws://127.0.0.1:${await freePort()}/devtools/browser/x`,
+      },
+    });
+    const error = await failure(client.init());
+    expect(error.name).toBe("ServiceInitError");
+    expect(error.message).toMatch(/^init\(\) failed: .*ECONNREFUSED/);
+    expect(error.message).not.toContain("\u001b");
+    expect(error.message).not.toContain("Call log");
+    expect(error.message).not.toContain("\n");
+    // What Playwright said in full is in a debug line.
+    expect(JSON.stringify(lines.filter((l) => l.level === 2))).toContain("Call log");
+    await client.close();
+  });
+
   it("with keepAlive: true leaves the launched browser running; connectURL attaches to it again", async () => {
     const first = new Client({ env: "LOCAL", disablePino: true, keepAlive: true });
     await first.init();
