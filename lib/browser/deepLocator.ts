@@ -15,6 +15,7 @@ import {
   type Resolution,
   resolveSelector,
 } from "./elementResolver.js";
+import { noteAction } from "./domActivity.js";
 import { inPage } from "./inPage.js";
 import { type ParsedSelector, parseSelector } from "./selector.js";
 
@@ -33,6 +34,12 @@ export const TypeOptionsSchema = z
   .optional();
 export type LocatorActionOptions = NonNullable<z.input<typeof LocatorOptionsSchema>>;
 const Text = z.string({ error: "expected a string" });
+
+/**
+ * Calls that act on the page as a user would: once one returns, the changes its own handlers
+ * made are its result, not a page still moving (see domActivity.ts).
+ */
+const INPUTS = new Set(["click", "hover", "fill", "type", "press", "selectOption"]);
 
 const RETRY_DELAYS_MS = [0, 20, 50, 100, 100, 250, 500];
 
@@ -216,7 +223,9 @@ export class DeepLocator {
         const element = await this.waitForOne(d);
         d.step("resolved");
         try {
-          return await run(element, d);
+          const result = await run(element, d);
+          if (INPUTS.has(name)) noteAction(this.page);
+          return result;
         } catch (error) {
           // Re-rendered between finding and acting: find it again, within the same deadline.
           if (!DETACHED.test(error instanceof Error ? error.message : "") || d.signal.aborted)

@@ -5,17 +5,34 @@
  * that existed before the script was registered get the observer on the first question.
  *
  * Changes made while the document loaded (the parser, scripts run before and during its load
- * event) do not count once it has loaded: load has taken them in. A loaded document untouched
- * since is at rest, and a capture takes it at once.
+ * event) do not count once it has loaded: load has taken them in. Nor do the changes an action
+ * of ours made before it returned (a click handler's own updates): they are its result, the
+ * page is not moving because of them. A loaded document untouched since is at rest, and a
+ * capture takes it at once.
  */
-import type { CDPSession } from "playwright-core";
+import type { CDPSession, Page } from "playwright-core";
 
 /** What `quietFor` says of a document untouched since its load: as quiet as it gets. */
 export const AT_REST_MS = 2 ** 30;
 
+const actions = new WeakMap<Page, number>();
+
+/** Notes that an action of ours on `page` (a click, typing) has just returned. */
+export function noteAction(page: Page): void {
+  actions.set(page, Date.now());
+}
+
+/** When an action of ours on `page` last returned (ms since epoch); 0 if none has. */
+export function lastAction(page: Page): number {
+  return actions.get(page) ?? 0;
+}
+
 export interface DomWatcher {
-  /** Milliseconds since an element was added or removed after load; AT_REST_MS if none was. */
-  quietFor(): number;
+  /**
+   * Milliseconds since an element was added or removed after load and after `since` (ms since
+   * epoch: when our last action returned); AT_REST_MS if none was.
+   */
+  quietFor(since?: number): number;
   /** Watches a shadow root too (a document's observer does not see into them). */
   observe(root: ShadowRoot): void;
 }
@@ -50,11 +67,13 @@ export function watchDom(): DomWatcher {
   start();
   if (!started) document.addEventListener("readystatechange", start, { once: true });
   g.__wayfarerDom = {
-    quietFor: () => {
+    quietFor: (since = 0) => {
       start();
       const loadedAt = loadEnd();
+      // On the document's clock; both processes read the same system clock.
+      const settledAt = Math.max(loadedAt, since - performance.timeOrigin);
       // 2 ** 30 is AT_REST_MS: this runs in the page, where module constants do not exist.
-      return loadedAt > 0 && last <= loadedAt ? 2 ** 30 : performance.now() - last;
+      return loadedAt > 0 && last <= settledAt ? 2 ** 30 : performance.now() - last;
     },
     observe: watch,
   };
@@ -73,10 +92,10 @@ export function loadEnd(): number {
  * has not seen from its start (it was there before our session was) is at rest once loaded:
  * nothing it did before can be known.
  */
-export function quietFor(watchDom: () => DomWatcher): number {
+export function quietFor(watchDom: () => DomWatcher, since: number): number {
   const watched = "__wayfarerDom" in globalThis;
   const watcher = watchDom();
-  if (watched) return watcher.quietFor();
+  if (watched) return watcher.quietFor(since);
   return loadEnd() > 0 ? 2 ** 30 : 0;
 }
 
@@ -88,7 +107,7 @@ export const DOM_ACTIVITY_SOURCE = `(() => {
   const __name = (f) => f;
   const loadEnd = ${loadEnd.toString()};
   const watch = ${WATCH_DOM_SOURCE};
-  return { watch, quietFor: () => (${quietFor.toString()})(watch) };
+  return { watch, quietFor: (since) => (${quietFor.toString()})(watch, since) };
 })()`;
 
 /** Every new document of the session's target gets the watcher at its start. */

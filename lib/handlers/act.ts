@@ -53,13 +53,15 @@ export async function act(
   const page = pageFor(context, options.page);
   const result = await hidingVariablesIn(options, () =>
     withTimeout("act", options.timeout ?? DEFAULT_TIMEOUT_MS, "the action", async (deadline) => {
+      // Watched before acting, so that a tab the action opens is the active page when act
+      // returns; the watcher's first start (a browser-wide session) overlaps the choosing.
+      const watching = context.newTabs();
       const action =
         typeof given === "string" ? await choose(given, page, options, settings, deadline) : given;
       if (!action) {
         return failed(`No element matches "${given}"; nothing was done.`, String(given), []);
       }
-      // Watched before acting: a tab the action opens is the active page when act returns.
-      const tabs = await context.newTabs();
+      const tabs = await watching;
       const outcome = await attempt(action, page, options, settings, deadline);
       await tabs.settled(Math.min(NEW_TAB_WAIT_MS, deadline.remaining()));
       return outcome;

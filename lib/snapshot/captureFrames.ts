@@ -44,6 +44,8 @@ export interface Capture {
   key: string;
   /** The frame whose walk must find a scope marked in its stash. */
   scopeFrameId?: string;
+  /** When our last action on the page returned (ms since epoch): its own changes are done. */
+  since: number;
   /** Longest a child frame may take before it is shown empty (a frame busy in a loop). */
   childTimeoutMs: number;
   /** Worlds holding this capture's stash, cleaned afterwards. */
@@ -72,15 +74,19 @@ export async function mainFrameRef(page: Page): Promise<FrameRef> {
  * How long the main frame's elements have been quiet, and its title, asked on their own (a
  * capture scoped to an element does not walk the main frame).
  */
-export async function mainDocument(main: FrameRef): Promise<{ quietFor: number; title: string }> {
+export async function mainDocument(
+  main: FrameRef,
+  since: number,
+): Promise<{ quietFor: number; title: string }> {
   const world = await isolatedWorld(main.owner, main.frameId);
   const { result, exceptionDetails } = await main.owner.session.send("Runtime.callFunctionOn", {
-    functionDeclaration: `function () {
+    functionDeclaration: `function (since) {
       const __name = (f) => f;
       const title = document.title.replace(/\\s+/g, " ").trim();
-      return { quietFor: ${DOM_ACTIVITY_SOURCE}.quietFor(), title };
+      return { quietFor: ${DOM_ACTIVITY_SOURCE}.quietFor(since), title };
     }`,
     executionContextId: world,
+    arguments: [{ value: since }],
     returnByValue: true,
   });
   if (exceptionDetails) throw new PageScriptError(exceptionDetails.text);
@@ -92,7 +98,11 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
   const { owner, frameId } = ref;
   const world = await isolatedWorld(owner, frameId);
   capture.touched.push({ owner, world });
-  const request = { key: capture.key, expectScope: capture.scopeFrameId === frameId };
+  const request = {
+    key: capture.key,
+    expectScope: capture.scopeFrameId === frameId,
+    since: capture.since,
+  };
   let lines = await serialize(owner, world, request);
   for (let round = 0; round < MAX_SHADOW_ROUNDS && lines.candidates > 0; round++) {
     if ((await revealClosedRoots(owner, world, capture.key)) === 0) break;
@@ -127,7 +137,7 @@ export function cleanUp(capture: Capture): void {
 async function serialize(
   owner: FrameSession,
   world: number,
-  request: { key: string; expectScope: boolean },
+  request: { key: string; expectScope: boolean; since: number },
 ): Promise<FrameLines> {
   const { result, exceptionDetails } = await owner.session.send("Runtime.callFunctionOn", {
     functionDeclaration: SERIALIZE,

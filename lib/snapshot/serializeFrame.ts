@@ -14,12 +14,12 @@ import type { FrameLines, FrameStash, WorldStore } from "./frameLines.js";
 import type { PageSemantics } from "./pageSemantics.js";
 
 export function serializeFrame(
-  request: { key: string; expectScope: boolean },
+  request: { key: string; expectScope: boolean; since: number },
   sem: PageSemantics,
-  dom: { watch: () => DomWatcher; quietFor: () => number },
+  dom: { watch: () => DomWatcher; quietFor: (since: number) => number },
   elementPath: (el: Element) => string,
 ): FrameLines {
-  const quietFor = dom.quietFor();
+  const quietFor = dom.quietFor(request.since);
   const watcher = dom.watch();
   const g = globalThis as unknown as Record<string, FrameStash> & { __wayfarer?: WorldStore };
   g.__wayfarer ??= { roots: new WeakMap(), checked: new WeakMap() };

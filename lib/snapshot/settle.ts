@@ -10,8 +10,14 @@
  * more); elements added or removed after load less than DOM_QUIET_MS ago. A DOM that keeps
  * changing once the network is idle (tickers, animations) is captured once it has had
  * DOM_GRACE_MS to calm down: its content is there.
+ *
+ * Right after an action of ours (a click, typing), the page first gets one rendered frame and
+ * a task to start what the action scheduled (a zero-delay timer, a framework's next-frame
+ * render); what its own handlers changed before it returned is its result, not motion.
  */
 import type { Page } from "playwright-core";
+import { lastAction } from "../browser/domActivity.js";
+import { isolatedWorld, ownSession } from "../browser/frameSessions.js";
 import { networkActivity } from "../browser/networkActivity.js";
 import type { Logger } from "../log.js";
 import { sleep } from "../timeout.js";
@@ -23,19 +29,53 @@ export const DOM_QUIET_MS = 100;
 /** How long a changing DOM may hold the capture once the network is idle. */
 export const DOM_GRACE_MS = 1_000;
 const POLL_MS = 20;
+/** A capture this soon after an action of ours lets the page render a frame first. */
+export const AFTER_ACTION_MS = 100;
+/** The longest that frame is waited for (a hidden tab renders none). */
+const FRAME_WAIT_MS = 50;
 
-/** Waits until nothing the outline depends on is loading, at most `timeoutMs`. */
-export async function networkIdle(page: Page, timeoutMs: number, logger: Logger): Promise<void> {
+/**
+ * After an action of ours, one rendered frame and a task, at most FRAME_WAIT_MS. Whether it
+ * waited.
+ */
+export async function actionSettled(page: Page, timeoutMs: number): Promise<boolean> {
+  if (Date.now() - lastAction(page) >= AFTER_ACTION_MS || timeoutMs <= 0) return false;
+  const bound = Math.min(FRAME_WAIT_MS, timeoutMs);
+  try {
+    const owner = await ownSession(page, page.mainFrame());
+    if (!owner) return false;
+    const world = await isolatedWorld(owner, await owner.rootFrameId());
+    await owner.session.send("Runtime.evaluate", {
+      expression: `new Promise((done) => {
+        requestAnimationFrame(() => setTimeout(done, 0));
+        setTimeout(done, ${bound});
+      })`,
+      contextId: world,
+      awaitPromise: true,
+    });
+  } catch {
+    // The document went away (the action navigated): the new one settles on its own terms.
+  }
+  return true;
+}
+
+/**
+ * Waits until nothing the outline depends on is loading, at most `timeoutMs`. Whether it had
+ * anything to wait for.
+ */
+export async function networkIdle(page: Page, timeoutMs: number, logger: Logger): Promise<boolean> {
   const endsAt = Date.now() + timeoutMs;
   const network = networkActivity(page);
-  for (;;) {
+  for (let waited = false; ; waited = true) {
     const now = Date.now();
-    if (network.pending(now) === 0 && now - network.lastArrival() >= ARRIVAL_QUIET_MS) return;
+    if (network.pending(now) === 0 && now - network.lastArrival() >= ARRIVAL_QUIET_MS) {
+      return waited;
+    }
     if (now >= endsAt) {
       logger.debug("snapshot", "network still busy at domSettleTimeout; capturing anyway", {
         pending: network.pending(now),
       });
-      return;
+      return true;
     }
     await sleep(Math.min(POLL_MS, endsAt - now));
   }

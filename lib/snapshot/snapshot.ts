@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { ElementHandle, Frame, Page } from "playwright-core";
 import { failOnCrash, hasCrashed } from "../browser/crashes.js";
+import { lastAction } from "../browser/domActivity.js";
 import {
   AmbiguousSelectorError,
   disposeAll,
@@ -28,7 +29,7 @@ import {
 import { type Chunk, chunkOutline, DEFAULT_TOKEN_BUDGET, startChunk } from "./chunks.js";
 import { framePrefix, markElements } from "./marks.js";
 import { assembleOutline, type Outline } from "./outline.js";
-import { DOM_GRACE_MS, domWait, networkIdle } from "./settle.js";
+import { actionSettled, DOM_GRACE_MS, domWait, networkIdle } from "./settle.js";
 import { DocumentChangedError, missingScope, toSnapshotError } from "./snapshotErrors.js";
 
 export interface SnapshotRequest {
@@ -60,13 +61,19 @@ export async function takeSnapshot(
 ): Promise<Snapshot> {
   const settleEndsAt = Date.now() + Math.min(request.domSettleTimeout, deadline.remaining());
   deadline.step("settle");
-  await networkIdle(page, settleEndsAt - Date.now(), logger);
+  const waitedFor: string[] = [];
+  if (await actionSettled(page, settleEndsAt - Date.now()))
+    waitedFor.push("a frame after an action");
+  if (await networkIdle(page, settleEndsAt - Date.now(), logger)) waitedFor.push("the network");
   const graceEndsAt = Math.min(settleEndsAt, Date.now() + DOM_GRACE_MS);
   deadline.step("capture");
   for (;;) {
     const { outline, quietFor } = await captureWithRetries(page, request, deadline, logger);
     const wait = domWait(quietFor, graceEndsAt);
+    if (wait > 0) waitedFor.push("the DOM");
     if (wait === 0) {
+      // What settling waited for, in order ("the DOM" once per capture taken again).
+      logger.debug("snapshot", "captured", { waitedFor });
       const budget = request.tokenBudget ?? DEFAULT_TOKEN_BUDGET;
       const chunks = chunkOutline(outline.lines, budget, outline.titleLine);
       return { ...outline, chunks, startChunk: startChunk(chunks, outline.viewport) };
@@ -125,6 +132,7 @@ async function captureOnce(
   const capture: Capture = {
     page,
     key: `__wayfarer_${randomUUID().replaceAll("-", "")}`,
+    since: lastAction(page),
     // A frame stuck in a loop must not take the whole call with it.
     childTimeoutMs: Math.max(1_000, deadline.remaining() / 2),
     touched: [],
@@ -156,7 +164,7 @@ async function captureOnce(
     const main = await mainFrameRef(page);
     const captured = await captureFrame(capture, start ?? main);
     // The page's own quiet time and title, whichever frame the capture started in.
-    const { quietFor, title } = start ? await mainDocument(main) : captured.lines;
+    const { quietFor, title } = start ? await mainDocument(main, capture.since) : captured.lines;
     return { outline: assembleOutline(captured, title, prefix), quietFor };
   } finally {
     cleanUp(capture);

@@ -1,10 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { LONG_REQUEST_MS } from "../../lib/browser/networkActivity.js";
+import type { LogLine } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { delayedSent, useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
 const clients = useClients();
+
+/** A client whose debug lines say, per capture, what settling waited for. */
+async function openWatchingSettle() {
+  const lines: LogLine[] = [];
+  const client = await clients.open({ verbose: 2, logger: (line) => lines.push(line) });
+  return {
+    client,
+    /** What each capture since the last call waited for. */
+    waits: () =>
+      lines
+        .splice(0)
+        .filter((l) => l.category === "snapshot" && l.message === "captured")
+        .map((l) => l.auxiliary?.waitedFor),
+  };
+}
 
 /** Generous margins: these check what is promised (no hold-up), never how fast it is. */
 async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
@@ -80,24 +96,37 @@ describe("settling before a capture", () => {
     expect(ms).toBeLessThan(LONG_REQUEST_MS);
   });
 
-  it("captures a loaded page at rest without waiting out a quiet window", async () => {
-    const client = await clients.open({ domSettleTimeout: 30_000 });
+  it("captures a page at rest at once: right after load, and right after a click's own change", async () => {
+    const { client, waits } = await openWatchingSettle();
     const page = client.context.activePage()!;
-    await page.goto(server.url("outline/form.html"));
+    await page.goto(server.url("outline/clicks.html"));
     await client.extract();
-    // The same page, untouched since its load: nothing moves, so nothing is waited for.
-    // 100 ms is the DOM's quiet window; a capture of this page takes a few ms.
-    const { ms } = await timed(client.extract());
-    expect(ms).toBeLessThan(100);
+    expect(waits()).toEqual([[]]);
+    await page.deepLocator("xpath=/html/body/button[1]").click();
+    const { pageText } = await client.extract();
+    expect(pageText).toContain("Added at once");
+    // One rendered frame for what the click may have scheduled; nothing else moved.
+    expect(waits()).toEqual([["a frame after an action"]]);
   });
 
   it("waits for a DOM that is still changing after load", async () => {
-    const client = await clients.open();
+    const { client, waits } = await openWatchingSettle();
     const page = client.context.activePage()!;
     await page.goto(server.url("outline/growing.html"));
     await page.playwrightPage.waitForSelector("#item-1");
     const { pageText } = await client.extract();
     expect(pageText).toContain("Item 12");
+    expect(waits()[0]).toContain("the DOM");
+  });
+
+  it("after a click, sees what a zero-delay timer adds and waits for a change still going on", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(server.url("outline/clicks.html"));
+    await page.deepLocator("xpath=/html/body/button[2]").click();
+    expect((await client.extract()).pageText).toContain("Added by a timer");
+    await page.deepLocator("xpath=/html/body/button[3]").click();
+    expect((await client.extract()).pageText).toContain("Item 10 of ten");
   });
 
   it("is not hung by alert(), confirm() and prompt() during load", async () => {

@@ -115,6 +115,16 @@ export function failing(
 }
 
 /** Everything the request says in text: system prompt and user messages, whatever the API. */
+/**
+ * What the caller asked for: the prompt's `Instruction:` part, up to the page outline (not
+ * the system prompt, whose words describe the outline itself).
+ */
+export function instructionOf(request: ModelRequest): string {
+  const prompt = promptOf(request);
+  const at = prompt.lastIndexOf("Instruction:");
+  return at === -1 ? "" : prompt.slice(at).split("Page outline")[0]!;
+}
+
 export function promptOf(request: ModelRequest): string {
   const parts: string[] = [];
   const collect = (value: unknown): void => {

@@ -5,7 +5,7 @@
  * (or, when the output schema asks for `item`, the product in it).
  */
 import type { RequestHandler } from "msw";
-import { idOfLine, promptOf } from "./modelServer.js";
+import { idOfLine, instructionOf, promptOf } from "./modelServer.js";
 import { openaiResponses } from "./openai.js";
 
 const PRODUCTS = ["Green tea", "Black tea", "White tea", "Oolong"];
@@ -13,7 +13,7 @@ const PRODUCTS = ["Green tea", "Black tea", "White tea", "Oolong"];
 export function shopModel(baseURL?: string): RequestHandler {
   return openaiResponses((request) => {
     const prompt = promptOf(request);
-    const instruction = prompt.split("Page outline")[0]!.toLowerCase();
+    const instruction = instructionOf(request).toLowerCase();
     if (prompt.includes("The one element to act on")) {
       const product = PRODUCTS.find((p) => instruction.includes(p.toLowerCase()));
       const lines = prompt.split("\n");

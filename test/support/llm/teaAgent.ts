@@ -6,7 +6,7 @@
  */
 import type { RequestHandler } from "msw";
 import { type AgentTurn, call, openaiAgent, type StepAnswer } from "./agentModel.js";
-import { idOfLine, promptOf } from "./modelServer.js";
+import { idOfLine, instructionOf, promptOf } from "./modelServer.js";
 import { type Answer, openaiResponses } from "./openai.js";
 
 export function teaAgentStep(turn: AgentTurn): StepAnswer {
@@ -56,7 +56,7 @@ export const teaExecutionAnswer: Answer = (request) => {
   if (!JSON.stringify(request.body).includes('"elements"')) {
     return { extraction: prompt.match(/\$\d+\.\d\d/)?.[0] ?? "" };
   }
-  const instruction = prompt.split("Page outline")[0]!;
+  const instruction = instructionOf(request);
   const element = (line: string, method: string, args: string[] = []) => {
     const id = idOfLine(prompt, line);
     return id ? [{ elementId: id, description: line, method, arguments: args }] : [];
