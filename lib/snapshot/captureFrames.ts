@@ -105,7 +105,7 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
   };
   let lines = await serialize(owner, world, request);
   for (let round = 0; round < MAX_SHADOW_ROUNDS && lines.candidates > 0; round++) {
-    if ((await revealClosedRoots(owner, world, capture.key)) === 0) break;
+    if ((await revealClosedRoots(owner, world, capture.key, lines)) === 0) break;
     lines = await serialize(owner, world, request);
   }
   const children = new Map<number, CapturedFrame>();

@@ -1,8 +1,10 @@
 /**
  * Closed shadow roots are out of reach of page JavaScript, not of CDP. The walk leaves the hosts
- * that may carry one on its stash; here CDP looks at all of them in one batch and hands each
- * closed root to the isolated world's store, where later walks of the same document find it
- * without asking again.
+ * that may carry one on its stash (and marks them asked, by their size); here CDP describes
+ * either the whole document at once or each outermost host's subtree, whichever costs less, and
+ * hands each closed root to the isolated world's store, where later walks of the same document
+ * find it without asking again. A page with no closed root (nearly every page) costs two round
+ * trips: the root's handle and its description.
  */
 import { type FrameSession, newObjectGroup } from "../browser/frameSessions.js";
 
@@ -22,47 +24,42 @@ interface DomNode {
   children?: DomNode[];
 }
 
-/** Stores the closed roots of the stash's candidate hosts; returns how many were new. */
+/**
+ * Stores the closed roots under the stash's candidate hosts; returns how many were new.
+ * `candidates` and `elements`: how many hosts the walk left, and how many elements the frame's
+ * document has.
+ */
 export async function revealClosedRoots(
   owner: FrameSession,
   world: number,
   key: string,
+  frame: { candidates: number; elements: number },
 ): Promise<number> {
   const { session } = owner;
   const group = newObjectGroup();
+  const stash = `globalThis[${JSON.stringify(key)}]`;
   try {
-    // The whole document, or only the outermost candidates: a description of a host's whole
-    // subtree covers the rest.
-    const { result: list } = await session.send("Runtime.evaluate", {
-      expression: `(() => {
-        const all = globalThis[${JSON.stringify(key)}].candidates;
-        const elements = document.getElementsByTagName("*").length;
-        if (all.length > ${ONE_BY_ONE} || elements < ${ELEMENTS_PER_HOST} * all.length) {
-          return [document.documentElement];
-        }
-        const set = new Set(all);
-        return all.filter((c) => {
-          for (let p = c.parentNode; p; p = p.parentNode ?? p.host) if (set.has(p)) return false;
-          return true;
-        });
-      })()`,
-      contextId: world,
-      objectGroup: group,
-    });
-    if (!list.objectId) return 0;
-    const { result: items } = await session.send("Runtime.getProperties", {
-      objectId: list.objectId,
-      ownProperties: true,
-    });
-    const hosts = items.flatMap((p) => (p.value?.subtype === "node" ? [p.value.objectId!] : []));
-    // The whole subtree at once: closed roots inside closed roots come in the same answer.
+    const whole =
+      frame.candidates > ONE_BY_ONE || frame.elements < ELEMENTS_PER_HOST * frame.candidates;
+    const hosts = whole
+      ? await documentElement(owner, world, group)
+      : await outermostCandidates(owner, world, group, stash);
+    // Each subtree at once: closed roots inside closed roots come in the same answer.
     const described = await Promise.all(
       hosts.map((objectId) =>
         session.send("DOM.describeNode", { objectId, depth: -1, pierce: true }).catch(() => null),
       ),
     );
+    if (described.includes(null)) {
+      // Not looked at after all: the next walk asks again about every candidate.
+      await session.send("Runtime.evaluate", {
+        expression: `for (const h of ${stash}.candidates) globalThis.__wayfarer.checked.delete(h)`,
+        contextId: world,
+      });
+    }
     const closed: DomNode[] = [];
     for (const d of described) if (d) collectClosedRoots(d.node, closed);
+    if (closed.length === 0) return 0;
     const roots = await Promise.all(
       closed.map((root) =>
         session
@@ -76,17 +73,10 @@ export async function revealClosedRoots(
           .catch(() => []),
       ),
     );
-    // A host asked about is not asked again while its size stays the same: a root attached
-    // later (a component defined late) usually changes what it renders.
     const { result: added, exceptionDetails } = await session.send("Runtime.callFunctionOn", {
       executionContextId: world,
       functionDeclaration: `function (...roots) {
         const store = globalThis.__wayfarer;
-        const all = globalThis[${JSON.stringify(key)}].candidates;
-        for (const h of all) {
-          const r = h.getBoundingClientRect();
-          store.checked.set(h, Math.round(r.width) + "x" + Math.round(r.height));
-        }
         let n = 0;
         for (const r of roots) if (store.roots.get(r.host) !== r) { store.roots.set(r.host, r); n++; }
         return n;
@@ -99,6 +89,47 @@ export async function revealClosedRoots(
     // Not awaited: later commands on this session are ordered after it anyway.
     session.send("Runtime.releaseObjectGroup", { objectGroup: group }).catch(() => {});
   }
+}
+
+async function documentElement(
+  owner: FrameSession,
+  world: number,
+  group: string,
+): Promise<string[]> {
+  const { result } = await owner.session.send("Runtime.evaluate", {
+    expression: "document.documentElement",
+    contextId: world,
+    objectGroup: group,
+  });
+  return result.objectId ? [result.objectId] : [];
+}
+
+/** Only the outermost candidates: a description of a host's whole subtree covers the rest. */
+async function outermostCandidates(
+  owner: FrameSession,
+  world: number,
+  group: string,
+  stash: string,
+): Promise<string[]> {
+  const { session } = owner;
+  const { result: list } = await session.send("Runtime.evaluate", {
+    expression: `(() => {
+      const all = ${stash}.candidates;
+      const set = new Set(all);
+      return all.filter((c) => {
+        for (let p = c.parentNode; p; p = p.parentNode ?? p.host) if (set.has(p)) return false;
+        return true;
+      });
+    })()`,
+    contextId: world,
+    objectGroup: group,
+  });
+  if (!list.objectId) return [];
+  const { result: items } = await session.send("Runtime.getProperties", {
+    objectId: list.objectId,
+    ownProperties: true,
+  });
+  return items.flatMap((p) => (p.value?.subtype === "node" ? [p.value.objectId!] : []));
 }
 
 function collectClosedRoots(node: DomNode, into: DomNode[]): void {

@@ -36,8 +36,10 @@ export interface FrameLines {
   top: number[];
   /** Index into `stash.frames` for an iframe line; -1 otherwise. */
   frame: number[];
-  /** Whether the walk saw hosts worth asking CDP about (closed shadow roots). */
+  /** How many hosts the walk saw worth asking CDP about (closed shadow roots). */
   candidates: number;
+  /** Elements in the document, when there are candidates (0 otherwise). */
+  elements: number;
   /** Milliseconds since the document's elements last changed (or since its load). */
   quietFor: number;
   /** The document's title, white space collapsed ("" if none). */

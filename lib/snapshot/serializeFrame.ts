@@ -79,6 +79,7 @@ export function serializeFrame(
     top: [],
     frame: [],
     candidates: 0,
+    elements: 0,
     quietFor,
     title: collapse(document.title),
     scopeLost: request.expectScope && !stash.scope,
@@ -104,7 +105,10 @@ export function serializeFrame(
     if (!defined && rendersContent) return;
     const size = sizeOf(el);
     if (!defined && size.startsWith("0x")) return;
-    if (store.checked.get(el) !== size) stash.candidates.push(el);
+    if (store.checked.get(el) === size) return;
+    // Marked as asked now, so that CDP's look needs no round trip back (undone if it fails).
+    store.checked.set(el, size);
+    stash.candidates.push(el);
   }
 
   /**
@@ -412,5 +416,6 @@ export function serializeFrame(
   }
   emit(entries, 0);
   out.candidates = stash.candidates.length;
+  if (out.candidates) out.elements = document.getElementsByTagName("*").length;
   return out;
 }
