@@ -72,7 +72,7 @@ async function unpack(): Promise<ChromiumPack> {
       // The pack's own fonts.conf points at /tmp/fonts; ours points at this folder.
       await writeFile(
         join(staging, "fonts.conf"),
-        `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${join(target, "fonts")}</dir><cachedir>${join(target, "fonts-cache")}</cachedir></fontconfig>\n`,
+        `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${xmlText(join(target, "fonts"))}</dir><cachedir>${xmlText(join(target, "fonts-cache"))}</cachedir></fontconfig>\n`,
       );
       await rename(staging, target).catch(async (error: NodeJS.ErrnoException) => {
         // Another process finished first: use its unpack.
@@ -104,4 +104,9 @@ async function inflateFile(source: string, destination: string): Promise<void> {
 
 async function inflateTar(source: string, destination: string): Promise<void> {
   await pipeline(createReadStream(source), createBrotliDecompress(), extract(destination));
+}
+
+/** A path as XML text: a TMPDIR may hold `&` or `<`. */
+function xmlText(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }

@@ -44,7 +44,8 @@ let restoreEnv: () => void;
 beforeEach(() => {
   restoreEnv = restoreEnvAfterwards();
   root = mkdtempSync(join(tmpdir(), "wayfarer-test-long-"));
-  longTmp = join(root, "t".repeat(Math.max(1, LONG - root.length - 1)));
+  // With an "&", which the pack's fonts.conf (XML) must escape.
+  longTmp = join(root, `t&${"t".repeat(Math.max(1, LONG - root.length - 3))}`);
   mkdirSync(longTmp);
   expect(longTmp.length).toBeGreaterThanOrEqual(LONG);
   process.env.TMPDIR = longTmp;
@@ -146,7 +147,10 @@ describe("a TMPDIR of 120 characters", () => {
     try {
       await client.init();
       const pid = client.browserPid!;
-      expect(commandLine(pid)[0]).toBe(join(longTmp, "wayfarer-chromium-147.0.0", "chromium"));
+      const unpacked = join(longTmp, "wayfarer-chromium-147.0.0");
+      expect(commandLine(pid)[0]).toBe(join(unpacked, "chromium"));
+      const fontsConf = readFileSync(join(unpacked, "fonts.conf"), "utf8");
+      expect(fontsConf).toContain(`<dir>${join(unpacked, "fonts").replaceAll("&", "&amp;")}</dir>`);
       await expectAPageWorks(client);
       // Its binary has no singleton socket, but the rule is the same for every browser.
       const launchDir = dirname(browserTmpOf(pid));
