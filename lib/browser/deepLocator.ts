@@ -9,13 +9,13 @@ import { ServiceError, XPathResolutionError } from "../errors.js";
 import { parseInput, TimeoutSchema } from "../options.js";
 import { readableError } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, sleep, withTimeout } from "../timeout.js";
+import { noteAction } from "./domActivity.js";
 import {
   AmbiguousSelectorError,
   disposeAll,
   type Resolution,
   resolveSelector,
 } from "./elementResolver.js";
-import { noteAction } from "./domActivity.js";
 import { inPage } from "./inPage.js";
 import { type ParsedSelector, parseSelector } from "./selector.js";
 
