@@ -14,9 +14,10 @@ import { failureMessage } from "../lib/job/failureMessage.js";
 import { type JobResult, runJob } from "../lib/job/runJob.js";
 import { type ResultPayload, sendResult } from "../lib/job/webhook.js";
 import { Redactor } from "../lib/log.js";
-import { V3OptionsSchema } from "../lib/options.js";
+import { V3OptionsSchema, type Variables } from "../lib/options.js";
 import { rawDetail } from "../lib/readableError.js";
 import { secretsOf, urlSecrets } from "../lib/secrets.js";
+import { hideVariables } from "../lib/variables.js";
 
 type Answer = { ok: true; data: string } | { ok: false; error: string };
 
@@ -49,11 +50,15 @@ async function run(request: Request): Promise<Response> {
   let result: JobResult | undefined;
   let last: { step?: string; url?: string; screenshot?: Buffer } = {};
   let budgetMs: number | undefined;
+  let variables: Variables | undefined;
+  // A typed value can come back in a page's URL or in Playwright's raw text: `%name%` there.
+  const clean = (text: string) => hideVariables(redactor.text(text), variables);
   const started = Date.now();
   try {
     const body = request.method === "POST" ? await readBody(request) : undefined;
     const definition = resolveJob(job, process.env, body);
     for (const s of urlSecrets(definition.url)) redactor.add(s);
+    variables = definition.variables;
     budgetMs = Math.min(definition.budgetMs ?? MAX_DURATION_MS, MAX_DURATION_MS);
     result = await runJob(definition, { budgetMs, onFailure: (seen) => (last = seen) });
     summary(true, result);
@@ -61,14 +66,14 @@ async function run(request: Request): Promise<Response> {
     return answer(200, { ok: true, data: result.data }, result.timings);
   } catch (error) {
     // One readable line for the answer and the webhook; the raw text only in a debug line.
-    const message = redactor.text(failureMessage(error, { step: last.step, budgetMs }));
+    const message = clean(failureMessage(error, { step: last.step, budgetMs }));
     summary(false, result, message);
-    debug(redactor.text(rawDetail(error)));
+    debug(clean(rawDetail(error)));
     await report(
       {
         ok: false,
         error: message,
-        url: last.url ? redactor.text(last.url) : undefined,
+        url: last.url ? clean(last.url) : undefined,
         screenshot: last.screenshot?.toString("base64"),
       },
       started,

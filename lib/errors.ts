@@ -242,17 +242,33 @@ export interface NetFailure {
 export class ServiceNavigationError extends ServiceError {
   override name = "ServiceNavigationError";
   readonly code: string;
+  /** The address that failed, without the user name and password it may have carried. */
+  readonly url: string;
   constructor(
     readonly method: string,
-    readonly url: string,
+    url: string,
     failure: NetFailure,
     options: ServiceErrorOptions = {},
   ) {
+    const shown = withoutCredentials(url);
     super(
-      `${method}: could not open ${url}: ${failure.reason} (${failure.code}). ${failure.advice}.`,
+      `${method}: could not open ${shown}: ${failure.reason} (${failure.code}). ${failure.advice}.`,
       options,
     );
+    this.url = shown;
     this.code = failure.code;
+  }
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.href;
+  } catch {
+    return url;
   }
 }
 

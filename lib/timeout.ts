@@ -67,6 +67,23 @@ export function isPlaywrightTimeout(error: unknown): boolean {
   return error instanceof Error && error.name === "TimeoutError";
 }
 
+/**
+ * Waits for `work` at most `ms` (its failure counts as done), leaving no timer behind: for a
+ * best-effort step that must not hold its caller. True when `work` finished in time.
+ */
+export async function awaitAtMost(work: Promise<unknown>, ms: number): Promise<boolean> {
+  const stop = new AbortController();
+  const finished = work.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([finished, sleep(ms, stop.signal).then(() => false)]);
+  } finally {
+    stop.abort();
+  }
+}
+
 /** Resolves after `ms`, or at once when the signal aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -29,10 +29,15 @@ export async function startCorpusServer(): Promise<CorpusServer | undefined> {
   if (!existsSync(CORPUS_DIR)) return undefined;
   const pages = (await readdir(CORPUS_DIR)).filter((n) => n.endsWith(".html")).sort();
   const server = createServer(async (req, res) => {
-    const name = basename(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
-    if (!pages.includes(name)) return void res.writeHead(404).end();
-    const body = await readFile(join(CORPUS_DIR, name));
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
+    try {
+      const name = basename(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
+      if (!pages.includes(name)) return void res.writeHead(404).end();
+      const body = await readFile(join(CORPUS_DIR, name));
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
+    } catch {
+      // A page's own odd relative URL (a stray "%"), an unreadable file: not found, not a crash.
+      if (!res.headersSent) res.writeHead(404).end();
+    }
   });
   const refusing = createServer((_req, res) => void res.writeHead(502).end());
   refusing.on("connect", (_req, socket) => socket.destroy());

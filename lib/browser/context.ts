@@ -6,13 +6,16 @@ import type { BrowserContext, Page as PlaywrightPage } from "playwright-core";
 import { ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { type DialogPolicy, parseInput, TimeoutSchema } from "../options.js";
-import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
+import { awaitAtMost, DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { watchCrashes } from "./crashes.js";
 import { settleDialogs } from "./dialogs.js";
 import { ownSession } from "./frameSessions.js";
 import { networkActivity } from "./networkActivity.js";
 import { type NewTabs, NO_TABS, watchNewTabs } from "./newTabs.js";
 import { Page, type PageHooks } from "./page.js";
+
+/** The longest init() waits for our session on a tab that is already there. */
+const WATCH_WAIT_MS = 2_000;
 
 export interface ContextSettings {
   dialogs: DialogPolicy;
@@ -42,10 +45,12 @@ export class Context {
 
   /** Takes in the pages that exist already (attach, first page); the first becomes active. */
   async adoptExisting(): Promise<void> {
-    for (const p of this.playwrightContext.pages()) {
-      this.adopt(p);
-      await Promise.all([this.sized(p), this.watching(p)]);
-    }
+    const pages = this.playwrightContext.pages();
+    for (const p of pages) this.adopt(p);
+    // All at once, and a tab whose renderer does not answer does not hold init().
+    await Promise.all(
+      pages.map((p) => Promise.all([this.sized(p), awaitAtMost(this.watching(p), WATCH_WAIT_MS)])),
+    );
     this.active ??= this.open[0];
   }
 

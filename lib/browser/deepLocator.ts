@@ -9,7 +9,7 @@ import { ServiceError, XPathResolutionError } from "../errors.js";
 import { parseInput, TimeoutSchema } from "../options.js";
 import { readableError } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, sleep, withTimeout } from "../timeout.js";
-import { noteAction } from "./domActivity.js";
+import { noteAction } from "./actionNotes.js";
 import {
   AmbiguousSelectorError,
   disposeAll,
@@ -224,7 +224,8 @@ export class DeepLocator {
         d.step("resolved");
         try {
           const result = await run(element, d);
-          if (INPUTS.has(name)) noteAction(this.page);
+          // An action that outlived its deadline is not ours to account for.
+          if (INPUTS.has(name) && !d.signal.aborted) noteAction(this.page);
           return result;
         } catch (error) {
           // Re-rendered between finding and acting: find it again, within the same deadline.

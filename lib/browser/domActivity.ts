@@ -10,29 +10,17 @@
  * page is not moving because of them. A loaded document untouched since is at rest, and a
  * capture takes it at once.
  */
-import type { CDPSession, Page } from "playwright-core";
+import type { CDPSession } from "playwright-core";
 
 /** What `quietFor` says of a document untouched since its load: as quiet as it gets. */
 export const AT_REST_MS = 2 ** 30;
 
-const actions = new WeakMap<Page, number>();
-
-/** Notes that an action of ours on `page` (a click, typing) has just returned. */
-export function noteAction(page: Page): void {
-  actions.set(page, Date.now());
-}
-
-/** When an action of ours on `page` last returned (ms since epoch); 0 if none has. */
-export function lastAction(page: Page): number {
-  return actions.get(page) ?? 0;
-}
-
 export interface DomWatcher {
   /**
-   * Milliseconds since an element was added or removed after load and after `since` (ms since
-   * epoch: when our last action returned); AT_REST_MS if none was.
+   * Milliseconds since an element was added or removed after load and after our last action
+   * (`actionAge` ms ago, -1 if none: actionNotes.ts); AT_REST_MS if none was.
    */
-  quietFor(since?: number): number;
+  quietFor(actionAge?: number): number;
   /** Watches a shadow root too (a document's observer does not see into them). */
   observe(root: ShadowRoot): void;
 }
@@ -41,8 +29,9 @@ export interface DomWatcher {
 export function watchDom(): DomWatcher {
   const g = globalThis as unknown as { __wayfarerDom?: DomWatcher };
   if (g.__wayfarerDom) return g.__wayfarerDom;
-  // On the document's own clock, to compare with its load event's end.
-  let last = performance.now();
+  // On the document's own clock, to compare with its load event's end. A watcher that starts
+  // on a loaded document (one that was there before our session) has seen no change yet.
+  let last = document.readyState === "complete" ? 0 : performance.now();
   let started = false;
   const observed = new WeakSet<Node>();
   const observer = new MutationObserver((records) => {
@@ -67,11 +56,12 @@ export function watchDom(): DomWatcher {
   start();
   if (!started) document.addEventListener("readystatechange", start, { once: true });
   g.__wayfarerDom = {
-    quietFor: (since = 0) => {
+    quietFor: (actionAge = -1) => {
       start();
       const loadedAt = loadEnd();
-      // On the document's clock; both processes read the same system clock.
-      const settledAt = Math.max(loadedAt, since - performance.timeOrigin);
+      // The action's end on the document's clock, 1 ms early for the message's own transit.
+      const actedAt = actionAge >= 0 ? performance.now() - actionAge - 1 : 0;
+      const settledAt = Math.max(loadedAt, actedAt);
       // 2 ** 30 is AT_REST_MS: this runs in the page, where module constants do not exist.
       return loadedAt > 0 && last <= settledAt ? 2 ** 30 : performance.now() - last;
     },
@@ -92,10 +82,10 @@ export function loadEnd(): number {
  * has not seen from its start (it was there before our session was) is at rest once loaded:
  * nothing it did before can be known.
  */
-export function quietFor(watchDom: () => DomWatcher, since: number): number {
+export function quietFor(watchDom: () => DomWatcher, actionAge: number): number {
   const watched = "__wayfarerDom" in globalThis;
   const watcher = watchDom();
-  if (watched) return watcher.quietFor(since);
+  if (watched) return watcher.quietFor(actionAge);
   return loadEnd() > 0 ? 2 ** 30 : 0;
 }
 
@@ -107,7 +97,7 @@ export const DOM_ACTIVITY_SOURCE = `(() => {
   const __name = (f) => f;
   const loadEnd = ${loadEnd.toString()};
   const watch = ${WATCH_DOM_SOURCE};
-  return { watch, quietFor: (since) => (${quietFor.toString()})(watch, since) };
+  return { watch, quietFor: (actionAge) => (${quietFor.toString()})(watch, actionAge) };
 })()`;
 
 /** Every new document of the session's target gets the watcher at its start. */

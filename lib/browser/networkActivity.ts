@@ -18,6 +18,8 @@ export const CONTENT_TYPES: ReadonlySet<string> = new Set([
   "xhr",
   "fetch",
 ]);
+/** Those whose end page scripts hear of through callbacks. */
+const CALL_TYPES: ReadonlySet<string> = new Set(["xhr", "fetch"]);
 /** A request pending longer than this is taken for a long-poll and stops counting. */
 export const LONG_REQUEST_MS = 2_000;
 
@@ -25,8 +27,10 @@ export interface NetworkActivity {
   /** Counted requests started less than LONG_REQUEST_MS ago and not finished. */
   pending(now?: number): number;
   /**
-   * When a counted request last finished with a response after the page's latest load event
-   * (ms since epoch); 0 if none has. What finished before load, load itself has taken in.
+   * When a counted request whose end page scripts react to last ended (ms since epoch; 0 if
+   * none): an XHR or fetch, answered or failed (its callbacks run after we hear of it), at any
+   * time; a document, script or stylesheet with a response, after the page's latest load
+   * event (what loaded before it, load itself has taken in).
    */
   lastArrival(): number;
 }
@@ -37,17 +41,26 @@ export function networkActivity(page: Page): NetworkActivity {
   const known = trackers.get(page);
   if (known) return known;
   const started = new Map<Request, number>();
-  let arrival = 0;
+  /** A document, script or stylesheet answered since the latest load. */
+  let loaded = 0;
+  /** An XHR or fetch ended. */
+  let called = 0;
+  const calls = (request: Request) => CALL_TYPES.has(request.resourceType());
   page.on("request", (request) => {
     if (CONTENT_TYPES.has(request.resourceType())) started.set(request, Date.now());
   });
   page.on("requestfinished", (request) => {
-    if (started.delete(request)) arrival = Date.now();
+    if (!started.delete(request)) return;
+    if (calls(request)) called = Date.now();
+    else loaded = Date.now();
   });
-  // A failed request brings no content; its error handler has run by the time we hear of it.
-  page.on("requestfailed", (request) => started.delete(request));
+  // A failed document, script or stylesheet brings nothing to react to; a failed call does
+  // (an error message, a retry).
+  page.on("requestfailed", (request) => {
+    if (started.delete(request) && calls(request)) called = Date.now();
+  });
   page.on("load", () => {
-    arrival = 0;
+    loaded = 0;
   });
   // A page that goes away takes its requests with it.
   page.on("close", () => started.clear());
@@ -61,7 +74,7 @@ export function networkActivity(page: Page): NetworkActivity {
       }
       return n;
     },
-    lastArrival: () => arrival,
+    lastArrival: () => Math.max(loaded, called),
   };
   trackers.set(page, tracker);
   return tracker;

@@ -6,6 +6,7 @@
  * times costs what a fresh one does.
  */
 import type { Page } from "playwright-core";
+import { actionAge } from "../browser/actionNotes.js";
 import { DOM_ACTIVITY_SOURCE } from "../browser/domActivity.js";
 import {
   type FrameSession,
@@ -15,7 +16,7 @@ import {
   sessionOfFrame,
 } from "../browser/frameSessions.js";
 import type { Logger } from "../log.js";
-import { revealClosedRoots } from "./closedRoots.js";
+import { forgetAsked, revealClosedRoots } from "./closedRoots.js";
 import { elementPath } from "./elementPath.js";
 import type { FrameLines } from "./frameLines.js";
 import { pageSemantics } from "./pageSemantics.js";
@@ -44,8 +45,6 @@ export interface Capture {
   key: string;
   /** The frame whose walk must find a scope marked in its stash. */
   scopeFrameId?: string;
-  /** When our last action on the page returned (ms since epoch): its own changes are done. */
-  since: number;
   /** Longest a child frame may take before it is shown empty (a frame busy in a loop). */
   childTimeoutMs: number;
   /** Worlds holding this capture's stash, cleaned afterwards. */
@@ -75,18 +74,18 @@ export async function mainFrameRef(page: Page): Promise<FrameRef> {
  * capture scoped to an element does not walk the main frame).
  */
 export async function mainDocument(
+  page: Page,
   main: FrameRef,
-  since: number,
 ): Promise<{ quietFor: number; title: string }> {
   const world = await isolatedWorld(main.owner, main.frameId);
   const { result, exceptionDetails } = await main.owner.session.send("Runtime.callFunctionOn", {
-    functionDeclaration: `function (since) {
+    functionDeclaration: `function (actionAge) {
       const __name = (f) => f;
       const title = document.title.replace(/\\s+/g, " ").trim();
-      return { quietFor: ${DOM_ACTIVITY_SOURCE}.quietFor(since), title };
+      return { quietFor: ${DOM_ACTIVITY_SOURCE}.quietFor(actionAge), title };
     }`,
     executionContextId: world,
-    arguments: [{ value: since }],
+    arguments: [{ value: actionAge(page) }],
     returnByValue: true,
   });
   if (exceptionDetails) throw new PageScriptError(exceptionDetails.text);
@@ -101,10 +100,16 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
   const request = {
     key: capture.key,
     expectScope: capture.scopeFrameId === frameId,
-    since: capture.since,
+    // Taken as the request leaves: an age, so that the page's clock need not agree with ours.
+    actionAge: actionAge(capture.page),
   };
   let lines = await serialize(owner, world, request);
-  for (let round = 0; round < MAX_SHADOW_ROUNDS && lines.candidates > 0; round++) {
+  for (let round = 0; lines.candidates > 0; round++) {
+    if (round === MAX_SHADOW_ROUNDS) {
+      // Rounds used up with hosts still unasked: they stay candidates for the next capture.
+      forgetAsked(owner, world, capture.key);
+      break;
+    }
     if ((await revealClosedRoots(owner, world, capture.key, lines)) === 0) break;
     lines = await serialize(owner, world, request);
   }
@@ -137,7 +142,7 @@ export function cleanUp(capture: Capture): void {
 async function serialize(
   owner: FrameSession,
   world: number,
-  request: { key: string; expectScope: boolean; since: number },
+  request: { key: string; expectScope: boolean; actionAge: number },
 ): Promise<FrameLines> {
   const { result, exceptionDetails } = await owner.session.send("Runtime.callFunctionOn", {
     functionDeclaration: SERIALIZE,

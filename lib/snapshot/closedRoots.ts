@@ -38,6 +38,7 @@ export async function revealClosedRoots(
   const { session } = owner;
   const group = newObjectGroup();
   const stash = `globalThis[${JSON.stringify(key)}]`;
+  let complete = false;
   try {
     const whole =
       frame.candidates > ONE_BY_ONE || frame.elements < ELEMENTS_PER_HOST * frame.candidates;
@@ -50,15 +51,9 @@ export async function revealClosedRoots(
         session.send("DOM.describeNode", { objectId, depth: -1, pierce: true }).catch(() => null),
       ),
     );
-    if (described.includes(null)) {
-      // Not looked at after all: the next walk asks again about every candidate.
-      await session.send("Runtime.evaluate", {
-        expression: `for (const h of ${stash}.candidates) globalThis.__wayfarer.checked.delete(h)`,
-        contextId: world,
-      });
-    }
     const closed: DomNode[] = [];
     for (const d of described) if (d) collectClosedRoots(d.node, closed);
+    complete = !described.includes(null);
     if (closed.length === 0) return 0;
     const roots = await Promise.all(
       closed.map((root) =>
@@ -69,8 +64,11 @@ export async function revealClosedRoots(
             objectGroup: group,
           })
           .then((r) => (r.object.objectId ? [{ objectId: r.object.objectId }] : []))
-          // Gone meanwhile: the next capture finds it again if it comes back.
-          .catch(() => []),
+          // Gone meanwhile, or not reachable from here: the next capture asks again.
+          .catch(() => {
+            complete = false;
+            return [];
+          }),
       ),
     );
     const { result: added, exceptionDetails } = await session.send("Runtime.callFunctionOn", {
@@ -84,11 +82,26 @@ export async function revealClosedRoots(
       arguments: roots.flat(),
       returnByValue: true,
     });
+    if (exceptionDetails) complete = false;
     return exceptionDetails ? 0 : Number(added.value) || 0;
   } finally {
+    if (!complete) forgetAsked(owner, world, key);
     // Not awaited: later commands on this session are ordered after it anyway.
     session.send("Runtime.releaseObjectGroup", { objectGroup: group }).catch(() => {});
   }
+}
+
+/**
+ * The walk marked its candidates as asked; when CDP did not in fact look at them all, the
+ * marks go, and the next walk asks again. Not awaited: later commands come after it anyway.
+ */
+export function forgetAsked(owner: FrameSession, world: number, key: string): void {
+  owner.session
+    .send("Runtime.evaluate", {
+      expression: `for (const h of globalThis[${JSON.stringify(key)}]?.candidates ?? []) globalThis.__wayfarer.checked.delete(h)`,
+      contextId: world,
+    })
+    .catch(() => {});
 }
 
 async function documentElement(

@@ -29,9 +29,13 @@ export interface Outline {
 
 const INDENT = "  ";
 
+/** Longer titles are cut: the line opens every chunk. */
+const TITLE_CHARS = 200;
+
 /** The outline's first line: the page's title, in the outline's own `role "name"` form. */
 export function titleLine(title: string): string {
-  return title ? `document ${JSON.stringify(title)}` : "document";
+  const shown = title.length > TITLE_CHARS ? `${title.slice(0, TITLE_CHARS)}…` : title;
+  return shown ? `document ${JSON.stringify(shown)}` : "document";
 }
 
 /**

@@ -14,12 +14,12 @@ import type { FrameLines, FrameStash, WorldStore } from "./frameLines.js";
 import type { PageSemantics } from "./pageSemantics.js";
 
 export function serializeFrame(
-  request: { key: string; expectScope: boolean; since: number },
+  request: { key: string; expectScope: boolean; actionAge: number },
   sem: PageSemantics,
-  dom: { watch: () => DomWatcher; quietFor: (since: number) => number },
+  dom: { watch: () => DomWatcher; quietFor: (actionAge: number) => number },
   elementPath: (el: Element) => string,
 ): FrameLines {
-  const quietFor = dom.quietFor(request.since);
+  const quietFor = dom.quietFor(request.actionAge);
   const watcher = dom.watch();
   const g = globalThis as unknown as Record<string, FrameStash> & { __wayfarer?: WorldStore };
   g.__wayfarer ??= { roots: new WeakMap(), checked: new WeakMap() };
@@ -105,6 +105,8 @@ export function serializeFrame(
     if (!defined && rendersContent) return;
     const size = sizeOf(el);
     if (!defined && size.startsWith("0x")) return;
+    // A host asked about is not asked again while its size stays the same: a root attached
+    // later (a component defined late) usually changes what it renders.
     if (store.checked.get(el) === size) return;
     // Marked as asked now, so that CDP's look needs no round trip back (undone if it fails).
     store.checked.set(el, size);

@@ -6,7 +6,6 @@
 import { randomUUID } from "node:crypto";
 import type { ElementHandle, Frame, Page } from "playwright-core";
 import { failOnCrash, hasCrashed } from "../browser/crashes.js";
-import { lastAction } from "../browser/domActivity.js";
 import {
   AmbiguousSelectorError,
   disposeAll,
@@ -132,7 +131,6 @@ async function captureOnce(
   const capture: Capture = {
     page,
     key: `__wayfarer_${randomUUID().replaceAll("-", "")}`,
-    since: lastAction(page),
     // A frame stuck in a loop must not take the whole call with it.
     childTimeoutMs: Math.max(1_000, deadline.remaining() / 2),
     touched: [],
@@ -164,7 +162,7 @@ async function captureOnce(
     const main = await mainFrameRef(page);
     const captured = await captureFrame(capture, start ?? main);
     // The page's own quiet time and title, whichever frame the capture started in.
-    const { quietFor, title } = start ? await mainDocument(main, capture.since) : captured.lines;
+    const { quietFor, title } = start ? await mainDocument(page, main) : captured.lines;
     return { outline: assembleOutline(captured, title, prefix), quietFor };
   } finally {
     cleanUp(capture);

@@ -158,6 +158,21 @@ describe("/api/run", () => {
     expect(detail).toContain(`navigating to "${url}"`);
   });
 
+  it("a failed page's address keeps no password and no job variable's value", async () => {
+    const port = await freePort();
+    process.env.JOB_VAR_CODE = "hunter-2-token";
+    process.env.JOB_URL = `http://ada:pass-word-9@127.0.0.1:${port}/?code=hunter-2-token`;
+    let body: { ok: boolean; error: string } | undefined;
+    const lines = await debugLines(async () => {
+      body = await (await call("POST", `Bearer ${SECRET}`)).json();
+    });
+    expect(body!.error).toContain(`could not open http://127.0.0.1:${port}/?code=%CODE%:`);
+    for (const text of [body!.error, ...lines]) {
+      expect(text).not.toContain("pass-word-9");
+      expect(text).not.toContain("hunter-2-token");
+    }
+  });
+
   it("a host name that does not resolve: one readable line", async () => {
     process.env.JOB_URL = "http://no-such-host.invalid/";
     const response = await call("POST", `Bearer ${SECRET}`);

@@ -199,6 +199,11 @@ describe("page methods", () => {
     );
     expect((error as ServiceNavigationError).code).toBe("net::ERR_CONNECTION_REFUSED");
     expect(String((error.cause as Error).message)).toContain("Call log:");
+    // An address with a password: neither the message nor the error's url keeps it.
+    const withPassword = url.replace("http://", "http://ada:pass-word-9@");
+    const refused = (await failure(page.goto(withPassword))) as ServiceNavigationError;
+    expect(refused.url).toBe(url);
+    expect(JSON.stringify({ ...refused, message: refused.message })).not.toContain("pass-word-9");
     const debug = lines.find((l) => l.category === "page" && l.message === "goto failed");
     expect(debug?.level).toBe(2);
     expect(debug?.auxiliary?.detail).toContain(`navigating to "${url}"`);
