@@ -151,20 +151,41 @@ export function readableReason(error: unknown): string {
 }
 
 /**
- * The error a call of ours surfaces. Our own errors pass as they are (their messages are written
- * to be read), unless they quote Playwright's text, which is cleaned. A foreign one (Playwright's, CDP's) becomes a ServiceError named after `method`
- * with its text made readable, and keeps the original, call log and all, as `cause`.
+ * The error a call of ours surfaces. Our own errors pass as they are (their messages are
+ * written to be read), unless they quote Playwright's text, which is cleaned. A foreign one
+ * (Playwright's, CDP's) becomes a ServiceError named after `method` with its text made
+ * readable, and keeps the original, call log and all, as `cause`.
  */
 export function readableError(method: string, error: unknown): unknown {
   if (error instanceof ServiceError) {
-    // Ours, quoting Playwright (a capture's failure): the quote is made readable in place.
+    // Ours, quoting Playwright (a capture's failure): the quote is made readable in place, in
+    // the stack's first line too (loggers print stacks).
     if (error.message !== stripAnsi(error.message) || error.message.includes("Call log:")) {
+      const before = `${error.name}: ${error.message}`;
       error.message = oneLine(stripAnsi(error.message).replace(CALL_LOG_BLOCK, ""));
+      if (error.stack?.startsWith(before)) {
+        error.stack = `${error.name}: ${error.message}${error.stack.slice(before.length)}`;
+      }
     }
     return error;
   }
   if (!(error instanceof Error)) return error;
   return new ServiceError(`${method}: ${readableReason(error)}`, { cause: error });
+}
+
+/**
+ * A failed call's error as its caller gets it (`wrap`, readableError by default); first, when
+ * there is more to it than our own words (a foreign error, or ours with a cause), everything
+ * it says goes to `debug`.
+ */
+export function surface(
+  method: string,
+  error: unknown,
+  debug: (detail: string) => void,
+  wrap: (error: unknown) => unknown = (e) => readableError(method, e),
+): unknown {
+  if (!(error instanceof ServiceError) || error.cause !== undefined) debug(rawDetail(error));
+  return wrap(error);
 }
 
 /** Everything an error says, causes included, for a debug log line (escape codes removed). */

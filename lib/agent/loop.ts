@@ -10,7 +10,7 @@ import type { Usage } from "../metrics.js";
 import type { ModelConfiguration } from "../model/config.js";
 import type { Models, ToolCallRequest } from "../model/modelClient.js";
 import type { AgentAction, AgentResult, AgentUsage, Variables } from "../options.js";
-import { rawDetail, readableError, readableMessage } from "../readableError.js";
+import { readableMessage, surface } from "../readableError.js";
 import { withTimeout } from "../timeout.js";
 import { hideVariables } from "../variables.js";
 import { Conversation, type ToolResultEntry } from "./conversation.js";
@@ -223,12 +223,11 @@ async function runTool(
   } catch (thrown) {
     const refused = s.run.refused.splice(0);
     // One readable line for the model and the result; Playwright's whole text to a debug line.
-    const error = readableError(call.toolName, thrown);
-    if (error !== thrown || (error instanceof Error && error.cause !== undefined)) {
+    const error = surface(call.toolName, thrown, (detail) =>
       s.run.logger.debug("agent", `tool ${call.toolName} failed`, {
-        detail: scrub(rawDetail(error), s.variables, s.redactor),
-      });
-    }
+        detail: scrub(detail, s.variables, s.redactor),
+      }),
+    );
     const message =
       (error instanceof Error ? `${error.name}: ` : "") +
       readableMessage(error) +

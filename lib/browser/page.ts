@@ -6,7 +6,7 @@ import type { Page as PlaywrightPage, Response } from "playwright-core";
 import { z } from "zod";
 import { ServiceError, ServiceEvalError } from "../errors.js";
 import { parseInput, SelectorSchema, TimeoutSchema } from "../options.js";
-import { navigationError, rawDetail, readableError, readableReason } from "../readableError.js";
+import { navigationError, readableError, readableReason, surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocator.js";
 import { inPage } from "./inPage.js";
@@ -263,10 +263,9 @@ export class Page {
     wrap: (error: unknown) => unknown = (error) => readableError(method, error),
   ): Promise<T> {
     return work.catch((error: unknown) => {
-      // Ours with a cause (a timeout Playwright reported) may hold Playwright's text too.
-      if (!(error instanceof ServiceError) || error.cause !== undefined)
-        this.hooks.onFailure(method, rawDetail(error));
-      throw this.hooks.scrub(wrap(error));
+      throw this.hooks.scrub(
+        surface(method, error, (detail) => this.hooks.onFailure(method, detail), wrap),
+      );
     });
   }
 }

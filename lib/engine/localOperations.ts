@@ -8,7 +8,6 @@ import type { z } from "zod";
 import { Agent } from "../agent/agent.js";
 import { resolveAgentConfig } from "../agent/agentConfig.js";
 import type { Context } from "../browser/context.js";
-import { ServiceError } from "../errors.js";
 import { type ActResult, act } from "../handlers/act.js";
 import { extractData, extractPageText } from "../handlers/extract.js";
 import type { ExtractCall } from "../handlers/extractCall.js";
@@ -26,7 +25,7 @@ import type {
   ResolvedOptions,
   Variables,
 } from "../options.js";
-import { rawDetail, readableError } from "../readableError.js";
+import { surface } from "../readableError.js";
 import { hideVariables } from "../variables.js";
 import type { Operations } from "./engine.js";
 
@@ -109,9 +108,9 @@ export class LocalOperations implements Operations {
    */
   private surfaced<T>(method: string, work: Promise<T>): Promise<T> {
     return work.catch((error: unknown) => {
-      if (!(error instanceof ServiceError) || error.cause !== undefined)
-        this.logger.debug(method, `${method} failed`, { detail: rawDetail(error) });
-      throw readableError(method, error);
+      throw surface(method, error, (detail) =>
+        this.logger.debug(method, `${method} failed`, { detail }),
+      );
     });
   }
 
