@@ -2,7 +2,7 @@ import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import type { LogLine } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
-import { anthropicAgent, call, openaiAgent } from "../support/llm/agentModel.js";
+import { anthropicAgent, call, openaiAgent, readAgentTurn } from "../support/llm/agentModel.js";
 import { ANTHROPIC_USAGE, anthropicMessages } from "../support/llm/anthropic.js";
 import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
 import { clickingLine, OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
@@ -63,6 +63,17 @@ describe("agent (dom mode)", () => {
       taskCompleted: true,
       reasoning: "I have the price.",
     });
+
+    // The outline tool's answer names the page by its outline's title line.
+    const outlines = model
+      .requestsTo("/responses")
+      .map((r) => readAgentTurn(r))
+      .flatMap((turn) => turn.history.filter((use) => use.name === "outline"))
+      .map((use) => use.output ?? "");
+    expect(outlines[0]).toMatch(
+      new RegExp(`^URL: ${server.url("agent/search.html")}\\ndocument "Tea search"\\n`),
+    );
+    expect(outlines.join("\n")).not.toContain("Title:");
 
     // 7 agent steps + 3 act calls + 1 extract call, all counted under agent.
     const calls = model.requestsTo("/responses").length;
