@@ -5,9 +5,9 @@ import {
   ServiceNavigationError,
   ServiceTimeoutError,
 } from "../lib/errors.js";
+import { netFailure } from "../lib/netErrors.js";
 import {
   navigationError,
-  netFailure,
   rawDetail,
   readableError,
   readableMessage,

@@ -31,9 +31,10 @@ function timeoutText(error: ServiceTimeoutError, { step, budgetMs }: FailureCont
   const more = `give the job more time with JOB_BUDGET_MS${budget}`;
   const advice =
     step === "goto"
-      ? `The page did not finish loading: check that its server answers, or ${more}`
+      ? `Check that its server answers, or ${more}`
       : `${more[0]!.toUpperCase()}${more.slice(1)}, or give the step less to do`;
-  const what = step === "goto" ? "no answer" : "not done";
+  // The server may have answered and only the load event not come (a slow image): say what is known.
+  const what = step === "goto" ? "the page did not finish loading" : "not done";
   return `${what} within ${seconds(error.timeoutMs)} (${waited}). ${advice}.`;
 }
 

@@ -204,7 +204,7 @@ describe("/api/run", () => {
     // Either goto's own limit or the job's (3 s, less what init took) ends it first.
     expect(error).toMatch(
       new RegExp(
-        `^Step "goto" failed: no answer within [\\d.]+ s \\(\\d+ ms passed waiting for .+\\)\\. The page did not finish loading: check that its server answers, or give the job more time with JOB_BUDGET_MS \\(this run had ${budgetMs} ms\\)\\.$`,
+        `^Step "goto" failed: the page did not finish loading within [\\d.]+ s \\(\\d+ ms passed waiting for .+\\)\\. Check that its server answers, or give the job more time with JOB_BUDGET_MS \\(this run had ${budgetMs} ms\\)\\.$`,
       ),
     );
     expectReadable(error);
