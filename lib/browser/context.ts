@@ -14,7 +14,7 @@ import { networkActivity } from "./networkActivity.js";
 import { type NewTabs, NO_TABS, watchNewTabs } from "./newTabs.js";
 import { Page, type PageHooks } from "./page.js";
 
-/** The longest init() waits for our session on a tab that is already there. */
+/** The longest init() waits to size, and to open our session on, a tab already there. */
 const WATCH_WAIT_MS = 2_000;
 
 export interface ContextSettings {
@@ -49,7 +49,9 @@ export class Context {
     for (const p of pages) this.adopt(p);
     // All at once, and a tab whose renderer does not answer does not hold init().
     await Promise.all(
-      pages.map((p) => Promise.all([this.sized(p), awaitAtMost(this.watching(p), WATCH_WAIT_MS)])),
+      pages.map((p) =>
+        Promise.all([this.sized(p), this.watching(p)].map((w) => awaitAtMost(w, WATCH_WAIT_MS))),
+      ),
     );
     this.active ??= this.open[0];
   }

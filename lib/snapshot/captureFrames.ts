@@ -97,13 +97,13 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
   const { owner, frameId } = ref;
   const world = await isolatedWorld(owner, frameId);
   capture.touched.push({ owner, world });
-  const request = {
+  // The action's age is taken as each request leaves: the page's clock need not agree with ours.
+  const request = () => ({
     key: capture.key,
     expectScope: capture.scopeFrameId === frameId,
-    // Taken as the request leaves: an age, so that the page's clock need not agree with ours.
     actionAge: actionAge(capture.page),
-  };
-  let lines = await serialize(owner, world, request);
+  });
+  let lines = await serialize(owner, world, request());
   for (let round = 0; lines.candidates > 0; round++) {
     if (round === MAX_SHADOW_ROUNDS) {
       // Rounds used up with hosts still unasked: they stay candidates for the next capture.
@@ -111,7 +111,7 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
       break;
     }
     if ((await revealClosedRoots(owner, world, capture.key, lines)) === 0) break;
-    lines = await serialize(owner, world, request);
+    lines = await serialize(owner, world, request());
   }
   const children = new Map<number, CapturedFrame>();
   if (lines.frame.some((f) => f >= 0)) {

@@ -1,12 +1,14 @@
 /**
  * Closed shadow roots are out of reach of page JavaScript, not of CDP. The walk leaves the hosts
- * that may carry one on its stash (and marks them asked, by their size); here CDP describes
- * either the whole document at once or each outermost host's subtree, whichever costs less, and
- * hands each closed root to the isolated world's store, where later walks of the same document
- * find it without asking again. A page with no closed root (nearly every page) costs two round
- * trips: the root's handle and its description.
+ * that may carry one on its stash; here CDP describes either the whole document at once or each
+ * outermost host's subtree, whichever costs less, and hands each closed root to the isolated
+ * world's store, where later walks of the same document find it without asking again. The call
+ * that fetches what to describe also marks the hosts as asked (by their size), and the marks
+ * go again if CDP does not look after all: a page with no closed root (nearly every page)
+ * costs two round trips when the whole document is described.
  */
 import { type FrameSession, newObjectGroup } from "../browser/frameSessions.js";
+import { DocumentChangedError } from "./snapshotErrors.js";
 
 /**
  * The whole document is described at once when it has fewer than this many elements per
@@ -43,7 +45,7 @@ export async function revealClosedRoots(
     const whole =
       frame.candidates > ONE_BY_ONE || frame.elements < ELEMENTS_PER_HOST * frame.candidates;
     const hosts = whole
-      ? await documentElement(owner, world, group)
+      ? await documentElement(owner, world, group, stash)
       : await outermostCandidates(owner, world, group, stash);
     // Each subtree at once: closed roots inside closed roots come in the same answer.
     const described = await Promise.all(
@@ -104,16 +106,22 @@ export function forgetAsked(owner: FrameSession, world: number, key: string): vo
     .catch(() => {});
 }
 
+/** Marks the stash's hosts as asked; throws in the page when the stash is gone. */
+const markAsked = (stash: string) =>
+  `const s = ${stash}; for (let i = 0; i < s.candidates.length; i++) globalThis.__wayfarer.checked.set(s.candidates[i], s.sizes[i]);`;
+
 async function documentElement(
   owner: FrameSession,
   world: number,
   group: string,
+  stash: string,
 ): Promise<string[]> {
-  const { result } = await owner.session.send("Runtime.evaluate", {
-    expression: "document.documentElement",
+  const { result, exceptionDetails } = await owner.session.send("Runtime.evaluate", {
+    expression: `(() => { ${markAsked(stash)} return document.documentElement; })()`,
     contextId: world,
     objectGroup: group,
   });
+  if (exceptionDetails) throw new DocumentChangedError("the capture's stash is gone");
   return result.objectId ? [result.objectId] : [];
 }
 
@@ -125,9 +133,10 @@ async function outermostCandidates(
   stash: string,
 ): Promise<string[]> {
   const { session } = owner;
-  const { result: list } = await session.send("Runtime.evaluate", {
+  const { result: list, exceptionDetails } = await session.send("Runtime.evaluate", {
     expression: `(() => {
-      const all = ${stash}.candidates;
+      ${markAsked(stash)}
+      const all = s.candidates;
       const set = new Set(all);
       return all.filter((c) => {
         for (let p = c.parentNode; p; p = p.parentNode ?? p.host) if (set.has(p)) return false;
@@ -137,6 +146,7 @@ async function outermostCandidates(
     contextId: world,
     objectGroup: group,
   });
+  if (exceptionDetails) throw new DocumentChangedError("the capture's stash is gone");
   if (!list.objectId) return [];
   const { result: items } = await session.send("Runtime.getProperties", {
     objectId: list.objectId,

@@ -14,6 +14,8 @@ export interface WorldStore {
 export interface FrameStash {
   /** Hosts that may carry a closed shadow root (filled by the walk). */
   candidates: Element[];
+  /** Each candidate's size when the walk saw it (`WxH`): asked again once that changes. */
+  sizes: string[];
   /** The iframe elements of the frame's lines, in line order (filled by the walk). */
   frames: Element[];
   /** Only this element's subtree is outlined. */

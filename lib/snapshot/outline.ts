@@ -34,7 +34,9 @@ const TITLE_CHARS = 200;
 
 /** The outline's first line: the page's title, in the outline's own `role "name"` form. */
 export function titleLine(title: string): string {
-  const shown = title.length > TITLE_CHARS ? `${title.slice(0, TITLE_CHARS)}…` : title;
+  const chars = Array.from(title);
+  // By code points: a cut inside a surrogate pair would print half a character.
+  const shown = chars.length > TITLE_CHARS ? `${chars.slice(0, TITLE_CHARS).join("")}…` : title;
   return shown ? `document ${JSON.stringify(shown)}` : "document";
 }
 

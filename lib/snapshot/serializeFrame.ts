@@ -24,9 +24,10 @@ export function serializeFrame(
   const g = globalThis as unknown as Record<string, FrameStash> & { __wayfarer?: WorldStore };
   g.__wayfarer ??= { roots: new WeakMap(), checked: new WeakMap() };
   const store = g.__wayfarer;
-  g[request.key] ??= { candidates: [], frames: [] };
+  g[request.key] ??= { candidates: [], sizes: [], frames: [] };
   const stash = g[request.key]!;
   stash.candidates = [];
+  stash.sizes = [];
   stash.frames = [];
   const { collapse, quote, step } = sem;
   // Elements nested deeper than this are not walked: a guard for the page's call stack.
@@ -108,9 +109,9 @@ export function serializeFrame(
     // A host asked about is not asked again while its size stays the same: a root attached
     // later (a component defined late) usually changes what it renders.
     if (store.checked.get(el) === size) return;
-    // Marked as asked now, so that CDP's look needs no round trip back (undone if it fails).
-    store.checked.set(el, size);
+    // Marked as asked by the call that hands the hosts to CDP (closedRoots.ts).
     stash.candidates.push(el);
+    stash.sizes.push(size);
   }
 
   /**

@@ -47,9 +47,10 @@ export async function actionSettled(page: Page, timeoutMs: number): Promise<bool
   const age = actionAge(page);
   if (age < 0 || age >= AFTER_ACTION_MS || timeoutMs <= 0) return false;
   const bound = Math.min(FRAME_WAIT_MS, timeoutMs);
+  let rendered = false;
   const frame = (async () => {
     const owner = await ownSession(page, page.mainFrame());
-    if (!owner) return;
+    if (!owner) throw new Error("no session on the page");
     const world = await isolatedWorld(owner, await owner.rootFrameId());
     await owner.session.send("Runtime.evaluate", {
       expression: `new Promise((done) => {
@@ -59,11 +60,12 @@ export async function actionSettled(page: Page, timeoutMs: number): Promise<bool
       contextId: world,
       awaitPromise: true,
     });
+    rendered = true;
   })();
   // A document that went away (the action navigated) settles on its own terms; a renderer
   // busy in a loop never answers: the bound holds on our side too.
-  await awaitAtMost(frame, bound + FRAME_WAIT_MS);
-  return true;
+  const answered = await awaitAtMost(frame, Math.min(timeoutMs, bound + FRAME_WAIT_MS));
+  return rendered || !answered;
 }
 
 /**
