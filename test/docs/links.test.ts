@@ -19,7 +19,7 @@ function markdownFiles(dir: string): string[] {
 }
 
 /** Relative link targets of a Markdown text, code blocks left out. */
-export function relativeLinks(text: string): string[] {
+function relativeLinks(text: string): string[] {
   const prose = text.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
   return [...prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
     .map((m) => m[1]!)
