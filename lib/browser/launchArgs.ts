@@ -41,7 +41,7 @@ export const LAUNCHER_DEFAULT_ARGS = [
 ];
 
 /**
- * The serverless pack's flags that we keep, each for a reason the README gives. Dropped from
+ * The serverless pack's flags that we keep, each for a reason docs/guide/client.md gives. Dropped from
  * the pack's list: --disable-web-security, --disable-site-isolation-trials,
  * --allow-running-insecure-content, the IsolateOrigins/site-per-process feature switches and
  * SharedArrayBuffer without cross-origin isolation: a browser that visits arbitrary pages keeps

@@ -8,7 +8,7 @@
  */
 import type { OutlineLine } from "./outline.js";
 
-/** Default token budget of one chunk (see the README's outline section). */
+/** Default token budget of one chunk (see docs/guide/extract.md, "Chunks"). */
 export const DEFAULT_TOKEN_BUDGET = 12_000;
 
 /**

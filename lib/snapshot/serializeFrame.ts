@@ -117,7 +117,7 @@ export function serializeFrame(
   /**
    * Selectors of a node's element children. Below a shadow root (`//`), the first step also says
    * "whose parent is not an element": read as plain XPath the selector then matches nothing in
-   * the light DOM, so the resolver reads it with shadow boundaries (see the README).
+   * the light DOM, so the resolver reads it with shadow boundaries (see docs/guide/extract.md).
    */
   function childPaths(parent: ParentNode, prefix: string, sep: string): Map<Node, string> {
     const paths = new Map<Node, string>();
