@@ -90,13 +90,13 @@ export function quietFor(watchDom: () => DomWatcher, actionAge: number): number 
 }
 
 /** Source of `watchDom` with a local `__name` (bundlers that keep names call it; see inPage.ts). */
-export const WATCH_DOM_SOURCE = `(() => { const __name = (f) => f; const loadEnd = ${loadEnd.toString()}; return (${watchDom.toString()}); })()`;
+const WATCH_DOM_SOURCE = `(() => { const __name = (f) => f; const loadEnd = ${loadEnd.toString()}; return (${watchDom.toString()}); })()`;
 
 /** Source of `{ watch, quietFor }` for a walk in the isolated world. */
 export const DOM_ACTIVITY_SOURCE = `(() => {
   const __name = (f) => f;
   const loadEnd = ${loadEnd.toString()};
-  const watch = ${WATCH_DOM_SOURCE};
+  const watch = ${watchDom.toString()};
   return { watch, quietFor: (actionAge) => (${quietFor.toString()})(watch, actionAge) };
 })()`;
 

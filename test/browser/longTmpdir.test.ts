@@ -3,7 +3,6 @@
  * A system Chromium binds its singleton socket inside its own temp dir, and a Unix socket path
  * has a hard limit; each test proves the launch works there and leaves nothing behind.
  */
-import { spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -24,7 +23,7 @@ import { Client, ServiceInitError } from "../../lib/index.js";
 import { useClients, userDataDirOf } from "../support/clients.js";
 import { restoreEnvAfterwards } from "../support/env.js";
 import { failure } from "../support/failure.js";
-import { commandLine, waitUntilGone } from "../support/processes.js";
+import { commandLine, openInChild, waitUntilGone } from "../support/processes.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -189,20 +188,7 @@ describe("a TMPDIR of 120 characters", () => {
   it.skipIf(!system)(
     "a process that ends without close() ends its browser and removes the launch folder",
     async () => {
-      const script = join(import.meta.dirname, "..", "support", "openAndWait.ts");
-      const child = spawn(process.execPath, ["--import", "tsx", script], {
-        stdio: ["pipe", "pipe", "inherit"],
-        env: { ...process.env, CHROME_PATH: system },
-      });
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      const info = await new Promise<{ pid: number; profile: string }>((resolve, reject) => {
-        let out = "";
-        child.stdout.on("data", (d: Buffer) => {
-          out += d.toString();
-          if (out.includes("\n")) resolve(JSON.parse(out));
-        });
-        child.once("exit", (code) => reject(new Error(`child exited early with ${code}`)));
-      });
+      const { child, info, exited } = await openInChild({ ...process.env, CHROME_PATH: system });
       expect(commandLine(info.pid)[0]).not.toContain("wayfarer-chromium");
       expect(existsSync(info.profile)).toBe(true);
       child.kill("SIGTERM");

@@ -1,5 +1,5 @@
 /**
- * Run as its own Node process by processGroup.test.ts: opens a client, prints the browser's pid
+ * Run as its own Node process (processes.ts, openInChild): opens a client, prints the browser's pid
  * and profile, then waits to be told how to end (signal, or "exit" on stdin).
  */
 import { Client } from "../../lib/index.js";

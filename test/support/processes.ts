@@ -2,7 +2,9 @@
  * What is still running of what a test started: the members of a browser's process group
  * (we start each browser as a group leader), zombies excluded.
  */
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 interface ProcessStat {
   pid: number;
@@ -60,4 +62,26 @@ export async function waitUntilGone(pgid: number, timeoutMs = 5_000): Promise<nu
     alive = liveGroupMembers(pgid);
   }
   return alive;
+}
+
+/**
+ * Starts test/support/openAndWait.ts in a child Node process (a client that opens a page and
+ * waits): its browser's pid and profile once it is up, and the child to end as a test pleases.
+ */
+export async function openInChild(env: NodeJS.ProcessEnv = process.env) {
+  const script = join(import.meta.dirname, "openAndWait.ts");
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env,
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const info = await new Promise<{ pid: number; profile: string }>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("\n")) resolve(JSON.parse(out));
+    });
+    child.once("exit", (code) => reject(new Error(`child exited early with ${code}`)));
+  });
+  return { child, info, exited };
 }
