@@ -286,3 +286,27 @@ export class ServiceValidationError extends ServiceError {
     super(`Invalid ${where}:\n${lines.join("\n")}`);
   }
 }
+
+/** Not in the reference's table: the navigation policy refused an address (a scheme or a metadata host). */
+export class NavigationRefusedError extends ServiceError {
+  override name = "NavigationRefusedError";
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+  ) {
+    super(`Refused to navigate to ${url}: ${reason}. Allow it explicitly if this is intended.`);
+  }
+}
+
+/** The run used more model tokens than its cap allows. */
+export class TokenCapError extends ServiceError {
+  override name = "TokenCapError";
+  constructor(
+    readonly used: number,
+    readonly cap: number,
+  ) {
+    super(
+      `The job used ${used} model tokens, over its cap of ${cap}: stopped before the next step.`,
+    );
+  }
+}

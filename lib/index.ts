@@ -2,7 +2,6 @@ export type { Agent, AgentExecuteInput, AgentStream } from "./agent/agent.js";
 export type { AgentEvent } from "./agent/events.js";
 export type { Context } from "./browser/context.js";
 export type { DeepLocator, LocatorActionOptions } from "./browser/deepLocator.js";
-export { NavigationRefusedError } from "./browser/navigationPolicy.js";
 export type { NavigationOptions, Page } from "./browser/page.js";
 export { Client } from "./client.js";
 export * from "./errors.js";

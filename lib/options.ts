@@ -17,17 +17,27 @@ const positiveInt = (what: string) =>
     .int()
     .positive();
 
-export const ViewportSchema = z.object({
-  width: positiveInt("width"),
-  height: positiveInt("height"),
-});
+export const ViewportSchema = z
+  .object({
+    width: positiveInt("width").describe("CSS pixels."),
+    height: positiveInt("height").describe("CSS pixels."),
+  })
+  .describe("The page size in CSS pixels, applied to every page of the client.");
 
 export const ProxySchema = z
   .object({
-    server: z.string().min(1, { error: 'expected a proxy server such as "http://host:port"' }),
-    bypass: z.string().optional(),
-    username: z.string().optional(),
-    password: z.string().optional(),
+    server: z
+      .string()
+      .min(1, { error: 'expected a proxy server such as "http://host:port"' })
+      .describe(
+        "The proxy, e.g. `http://host:port` or `socks5://host:port`. Credentials written in it (`http://user:pass@host`) are moved to username/password, off the command line.",
+      ),
+    bypass: z
+      .string()
+      .optional()
+      .describe("Comma-separated hosts that skip the proxy, e.g. `localhost,.internal`."),
+    username: z.string().optional().describe("Answers the proxy's challenge (over CDP)."),
+    password: z.string().optional().describe("Answers the proxy's challenge; redacted everywhere."),
   })
   .transform((proxy) => {
     // Chromium ignores credentials inside --proxy-server, and a command line is visible to every
@@ -44,20 +54,59 @@ export const ProxySchema = z
   });
 
 export const LocalBrowserLaunchOptionsSchema = z.looseObject({
-  headless: z.boolean().default(true),
-  executablePath: z.string().min(1).optional(),
-  port: z.number().int().min(0).max(65535).optional(),
-  args: z.array(z.string()).default([]),
-  ignoreDefaultArgs: z.union([z.boolean(), z.array(z.string())]).default(false),
-  userDataDir: z.string().min(1).optional(),
-  viewport: ViewportSchema.optional(),
-  devtools: z.boolean().default(false),
-  proxy: ProxySchema.optional(),
-  ignoreHTTPSErrors: z.boolean().default(false),
+  headless: z
+    .boolean()
+    .default(true)
+    .describe("`--headless`; `false` needs a display and a system Chromium."),
+  executablePath: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The browser binary. Unset: `CHROME_PATH`, then the Chromium of `@sparticuz/chromium` (Linux x64), then a system Chromium or Chrome.",
+    ),
+  port: z
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .optional()
+    .describe("A fixed `--remote-debugging-port`; unset, a free one is picked."),
+  args: z
+    .array(z.string())
+    .default([])
+    .describe(
+      "Appended after the defaults; a later value of a switch wins, `--enable/disable-features` lists are merged. Flags that switch web security off are refused with a warning.",
+    ),
+  ignoreDefaultArgs: z
+    .union([z.boolean(), z.array(z.string())])
+    .default(false)
+    .describe(
+      "`true` drops the reference's and the launcher's default arguments; a list drops exactly those. What drives the browser (debugging port, profile, `--no-sandbox` as root) is never dropped.",
+    ),
+  userDataDir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The profile folder, kept after close. Unset: a temporary profile, removed on close.",
+    ),
+  viewport: ViewportSchema.optional().describe(
+    "The exact page size on every page. Unset: a 1280×720 window.",
+  ),
+  devtools: z.boolean().default(false).describe("Opens DevTools for each tab; implies headful."),
+  proxy: ProxySchema.optional().describe("Routes the browser's traffic through a proxy."),
+  ignoreHTTPSErrors: z
+    .boolean()
+    .default(false)
+    .describe("`--ignore-certificate-errors`: accept any certificate."),
   cdpUrl: z
     .string()
     .regex(/^(wss?|https?):\/\//, { error: "expected a ws://, wss://, http:// or https:// URL" })
-    .optional(),
+    .optional()
+    .describe(
+      "Attach to a running browser (`ws://…` or `http://host:port`) instead of launching one; the launch options above are then unused.",
+    ),
 });
 export type LocalBrowserLaunchOptions = z.input<typeof LocalBrowserLaunchOptionsSchema>;
 export type ResolvedLaunchOptions = z.output<typeof LocalBrowserLaunchOptionsSchema>;
@@ -68,28 +117,48 @@ export { type ModelConfiguration, ModelConfigurationSchema } from "./model/confi
 export type DialogHandler = (dialog: Dialog) => void | Promise<void>;
 export const DialogPolicySchema = z.union([
   z.enum(["dismiss", "accept"]),
-  z.custom<DialogHandler>((v) => typeof v === "function", {
-    error: 'expected "dismiss", "accept" or a function (dialog) => ...',
-  }),
+  z
+    .custom<DialogHandler>((v) => typeof v === "function", {
+      error: 'expected "dismiss", "accept" or a function (dialog) => ...',
+    })
+    .meta({ type: "(dialog: Dialog) => void | Promise<void>" }),
 ]);
 export type DialogPolicy = z.infer<typeof DialogPolicySchema>;
 
 export const ENVIRONMENTS = ["LOCAL", "REMOTE", "BROWSERBASE"] as const;
 
 export const V3OptionsSchema = z.object({
-  env: z.enum(ENVIRONMENTS),
-  apiKey: z.string().min(1).optional(),
-  browserbaseSessionID: z.string().min(1).optional(),
-  browserbaseSessionCreateParams: z.record(z.string(), z.unknown()).optional(),
+  env: z
+    .enum(ENVIRONMENTS)
+    .describe(
+      '`"LOCAL"` runs Chromium on this machine. `"REMOTE"` (alias `"BROWSERBASE"`) runs it on a Wayfarer service; not available yet: the constructor says so.',
+    ),
+  apiKey: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The service API key of the remote environment; wins over `WAYFARER_API_KEY`. Redacted everywhere.",
+    ),
+  browserbaseSessionID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Resume this remote session instead of starting one. No effect yet."),
+  browserbaseSessionCreateParams: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("Extra parameters for starting a remote session. No effect yet."),
   localBrowserLaunchOptions: LocalBrowserLaunchOptionsSchema.default({
     headless: true,
     args: [],
     ignoreDefaultArgs: false,
     devtools: false,
     ignoreHTTPSErrors: false,
-  }),
-  model: ModelConfigurationSchema.optional(),
-  /** An AI SDK language model (any provider package, or your own): replaces `model`'s. */
+  }).describe("How the local browser is launched, or which one to attach to (below)."),
+  model: ModelConfigurationSchema.optional().describe(
+    'The model of act, extract, observe and the agent: `"provider/model"` or a configuration object (see Model configuration).',
+  ),
   llmClient: z
     .custom<Exclude<LanguageModel, string>>(
       (v) =>
@@ -99,29 +168,84 @@ export const V3OptionsSchema = z.object({
         typeof (v as { modelId?: unknown }).modelId === "string",
       { error: "expected an AI SDK LanguageModel (an object with modelId and doGenerate)" },
     )
-    .optional(),
-  systemPrompt: z.string().optional(),
-  selfHeal: z.boolean().default(true),
-  experimental: z.boolean().default(false),
-  domSettleTimeout: z.number().int().min(0).default(30_000),
-  cacheDir: z.string().min(1).optional(),
-  keepAlive: z.boolean().optional(),
-  serverCache: z.boolean().default(true),
-  verbose: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(1),
-  logInferenceToFile: z.boolean().default(false),
-  disablePino: z.boolean().default(false),
+    .optional()
+    .meta({
+      type: "LanguageModel",
+      description:
+        "An AI SDK language model (any provider package, or your own); replaces `model`'s. Library only.",
+    }),
+  systemPrompt: z
+    .string()
+    .optional()
+    .describe("Added to the system prompt of every model call (act, extract, observe, agent)."),
+  selfHeal: z
+    .boolean()
+    .default(true)
+    .describe(
+      "When an action's element is gone or changed, act looks again on a fresh outline (also inside the agent).",
+    ),
+  experimental: z.boolean().default(false).describe("Parsed; nothing is experimental yet."),
+  domSettleTimeout: z
+    .number()
+    .int()
+    .min(0)
+    .default(30_000)
+    .describe(
+      "The most, in ms, a capture waits for the page to stop moving (loading documents, scripts, XHR/fetch, DOM changes); a page at rest is captured at once.",
+    ),
+  cacheDir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("A folder for cached actions, replayed without the model. No effect yet."),
+  keepAlive: z
+    .boolean()
+    .optional()
+    .describe(
+      "`true`: close() disconnects and leaves the browser running. Unset: `false` for a launched browser, `true` for one attached by `cdpUrl`.",
+    ),
+  serverCache: z
+    .boolean()
+    .default(true)
+    .describe(
+      "The service's cache for act, extract and observe (remote environment only; overridable per call). No effect yet.",
+    ),
+  verbose: z
+    .union([z.literal(0), z.literal(1), z.literal(2)])
+    .default(1)
+    .describe("Log level: 0 errors, 1 info, 2 debug."),
+  logInferenceToFile: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Writes one redacted JSON file per model call (request, answer, usage) into `./inference_summary/`.",
+    ),
+  disablePino: z
+    .boolean()
+    .default(false)
+    .describe("Stops the default JSON lines on stdout (pino); `logger` still receives every line."),
   logger: z
     .custom<LogReceiver>((v) => typeof v === "function", {
       error: "expected a function (line) => void",
     })
-    .optional(),
-  /** Wayfarer's addition: what happens to alert/confirm/prompt/beforeunload. Default "dismiss". */
-  dialogs: DialogPolicySchema.default("dismiss"),
-  /**
-   * Wayfarer's addition: model calls whose page outline is larger than this many tokens work on
-   * viewport-ordered chunks of it. `extract()` without an instruction always returns it whole.
-   */
-  outlineTokenBudget: z.number().int().min(100).max(1_000_000).default(12_000),
+    .optional()
+    .meta({
+      type: "(line: LogLine) => void",
+      description:
+        "Receives every emitted log line `{category, message, level, auxiliary, timestamp}`. Library only.",
+    }),
+  dialogs: DialogPolicySchema.default("dismiss").describe(
+    "Wayfarer's addition: what happens to alert, confirm, prompt and beforeunload dialogs.",
+  ),
+  outlineTokenBudget: z
+    .number()
+    .int()
+    .min(100)
+    .max(1_000_000)
+    .default(12_000)
+    .describe(
+      "Wayfarer's addition: model calls whose page outline is larger than this many tokens work on viewport-ordered chunks of it. `extract()` without an instruction always returns it whole.",
+    ),
 });
 export type V3Options = z.input<typeof V3OptionsSchema>;
 export const KNOWN_OPTIONS = Object.keys(V3OptionsSchema.shape);
@@ -156,18 +280,42 @@ export const SelectorSchema = z
   .min(1, { error: "expected a selector, not an empty string" });
 
 /** A page of this client: one of `client.context.pages()`, or the Playwright page under one. */
-export const PageOptionSchema = z.custom<object>((v) => typeof v === "object" && v !== null, {
-  error: "expected a page from client.context.pages()",
-});
+export const PageOptionSchema = z
+  .custom<object>((v) => typeof v === "object" && v !== null, {
+    error: "expected a page from client.context.pages()",
+  })
+  .meta({ type: "Page" });
 
 export const ExtractOptionsSchema = z.strictObject({
-  model: ModelConfigurationSchema.optional(),
-  timeout: z.lazy(() => TimeoutSchema).optional(),
-  selector: SelectorSchema.optional(),
-  ignoreSelectors: z.array(SelectorSchema).optional(),
-  screenshot: z.boolean().optional(),
-  page: PageOptionSchema.optional(),
-  serverCache: z.boolean().optional(),
+  model: ModelConfigurationSchema.optional().describe(
+    "This call's model; the client's when absent.",
+  ),
+  timeout: z
+    .lazy(() => TimeoutSchema)
+    .optional()
+    .describe(
+      "The most the whole call may take, settling and capture included (default 30000). Past it: `ServiceTimeoutError`, naming the step it was in.",
+    ),
+  selector: SelectorSchema.optional().describe(
+    "Limits the outline to this element and what it holds (XPath, or CSS with `>>` frame hops).",
+  ),
+  ignoreSelectors: z
+    .array(SelectorSchema)
+    .optional()
+    .describe("Leaves out every match of each selector, with its descendants."),
+  screenshot: z
+    .boolean()
+    .optional()
+    .describe("Sends a viewport PNG with the outline to the model (an instruction is needed)."),
+  page: PageOptionSchema.optional().describe(
+    "The page to work on (it becomes the active one); the active page when absent. Library only.",
+  ),
+  serverCache: z
+    .boolean()
+    .optional()
+    .describe(
+      "Overrides the client's `serverCache` for this call (remote environment only). No effect yet.",
+    ),
 });
 export type ExtractOptions = z.input<typeof ExtractOptionsSchema>;
 
@@ -177,10 +325,14 @@ export const VariableValueSchema = z.union([
   Primitive,
   z.strictObject({ value: Primitive, description: z.string().optional() }),
 ]);
-export const VariablesSchema = z.record(
-  z.string().regex(/^\w+$/, { error: "expected a variable name of letters, digits and _" }),
-  VariableValueSchema,
-);
+export const VariablesSchema = z
+  .record(
+    z.string().regex(/^\w+$/, { error: "expected a variable name of letters, digits and _" }),
+    VariableValueSchema,
+  )
+  .describe(
+    "Values for `%name%` tokens in the instruction: `{ name: value }` or `{ name: { value, description } }`. The model sees the name and the description, never the value; history records names only.",
+  );
 export type Variables = z.input<typeof VariablesSchema>;
 
 /** The actions observe returns and act performs (DESIGN.md's method names). */
@@ -199,10 +351,17 @@ export const ACTION_METHODS = [
 ] as const;
 
 export const ActionSchema = z.strictObject({
-  selector: SelectorSchema,
-  description: z.string(),
-  method: z.enum(ACTION_METHODS).optional(),
-  arguments: z.array(z.string()).optional(),
+  selector: SelectorSchema.describe(
+    "The element, in the outline's `xpath=` form (through frames and shadow roots).",
+  ),
+  description: z.string().describe("What the element is, in words."),
+  method: z.enum(ACTION_METHODS).optional().describe("What to do with it."),
+  arguments: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "The method's arguments (text to type, a key, a percentage); may hold `%name%` tokens.",
+    ),
 });
 export type Action = z.infer<typeof ActionSchema>;
 
@@ -224,7 +383,8 @@ export const TimeoutSchema = z
   .number({ error: "expected a timeout in milliseconds" })
   .int()
   .positive({ error: "expected a timeout above 0 ms (every wait is bounded)" })
-  .max(10 * 60_000, { error: "expected a timeout of at most 600000 ms" });
+  .max(10 * 60_000, { error: "expected a timeout of at most 600000 ms" })
+  .meta({ type: "number (ms, 1–600000)" });
 
 /** The agent's ways of acting: through the outline (dom), plus coordinates (hybrid), or the provider's computer-use protocol (cua). */
 export const AGENT_MODES = ["dom", "hybrid", "cua"] as const;
@@ -238,17 +398,37 @@ export const LEGACY_AGENT_PROVIDERS = [
 ] as const;
 
 export const AgentConfigSchema = z.strictObject({
-  /** Deprecated: write the provider as the model's prefix ("openai/gpt-4.1"). */
-  provider: z.enum(LEGACY_AGENT_PROVIDERS).optional(),
-  model: ModelConfigurationSchema.optional(),
-  systemPrompt: z.string().optional(),
-  /** Deprecated: use mode "cua". `mode` wins when both are given. */
-  cua: z.boolean().optional(),
-  mode: z.enum(AGENT_MODES).optional(),
-  /** The model the act/extract calls of the agent's tools use; the agent's model when absent. */
-  executionModel: ModelConfigurationSchema.optional(),
-  /** Library only: execute() returns `{ fullStream, result }` instead of the result. */
-  stream: z.boolean().optional(),
+  provider: z
+    .enum(LEGACY_AGENT_PROVIDERS)
+    .optional()
+    .describe(
+      'Deprecated (a warning says so): write the provider as the model\'s prefix, `"openai/gpt-4.1"`.',
+    ),
+  model: ModelConfigurationSchema.optional().describe(
+    "The agent's model; the client's when absent. It must be able to run the mode (else `UnsupportedModelError`).",
+  ),
+  systemPrompt: z.string().optional().describe("Added after the agent's own system prompt."),
+  cua: z
+    .boolean()
+    .optional()
+    .describe(
+      'Deprecated (a warning says so): use `mode: "cua"`. `mode` wins when both are given.',
+    ),
+  mode: z
+    .enum(AGENT_MODES)
+    .optional()
+    .describe(
+      "How the agent acts (default `dom`): `dom` through the page outline, `hybrid` also by screen coordinates, `cua` through the provider's computer-use protocol.",
+    ),
+  executionModel: ModelConfigurationSchema.optional().describe(
+    "The model of the act and extract calls the agent's tools make; the agent's model when absent.",
+  ),
+  stream: z
+    .boolean()
+    .optional()
+    .describe(
+      "`execute()` answers at once with `{ fullStream, result }`: the run's events as they happen, and the result's promise. Library only.",
+    ),
 });
 export type AgentConfig = z.input<typeof AgentConfigSchema>;
 
@@ -267,32 +447,51 @@ export const AgentExecuteOptionsSchema = z.strictObject({
   instruction: z
     .string({ error: "expected the task as an instruction string" })
     .trim()
-    .min(1, { error: "expected an instruction, not an empty string" }),
+    .min(1, { error: "expected an instruction, not an empty string" })
+    .describe("The task, in words; may hold `%name%` tokens of `variables`."),
   maxSteps: z
     .number({ error: "expected a number of steps" })
     .int()
     .positive({ error: "expected at least 1 step" })
     .max(500, { error: "expected at most 500 steps" })
-    .default(DEFAULT_MAX_STEPS),
-  highlightCursor: z.boolean().optional(),
-  useSearch: z.boolean().optional(),
-  toolTimeout: z.lazy(() => TimeoutSchema).default(DEFAULT_TOOL_TIMEOUT_MS),
+    .default(DEFAULT_MAX_STEPS)
+    .describe("The most model steps (1–500); reached, the run ends with `completed: false`."),
+  highlightCursor: z
+    .boolean()
+    .optional()
+    .describe("Shows a red dot where the agent acts (taken off when the run ends)."),
+  useSearch: z
+    .boolean()
+    .optional()
+    .describe(
+      "Offers the `search` tool (through `WAYFARER_SEARXNG_URL` or `BRAVE_SEARCH_API_KEY`).",
+    ),
+  toolTimeout: z
+    .lazy(() => TimeoutSchema)
+    .default(DEFAULT_TOOL_TIMEOUT_MS)
+    .describe("The most one tool call may take, in ms; past it the model gets a tool error."),
   variables: VariablesSchema.optional(),
-  /** Library only: stops the run between steps (the model call in flight is cancelled). */
   signal: z
     .custom<AbortSignal>((v) => v instanceof AbortSignal, { error: "expected an AbortSignal" })
-    .optional(),
-  /** Library only: the page to start on; the active page when absent. */
-  page: PageOptionSchema.optional(),
-  /**
-   * Library only (cua): asked when the provider raises safety checks before an action; true
-   * acknowledges them and the action runs. Without it, or on false, the run stops.
-   */
+    .optional()
+    .meta({
+      type: "AbortSignal",
+      description:
+        "Stops the run: a model call in flight is cancelled, a tool in flight finishes. `execute()` has no overall timeout of its own: pass `AbortSignal.timeout(ms)`. Library only.",
+    }),
+  page: PageOptionSchema.optional().describe(
+    "The page to start on (it becomes the active one); the active page when absent. Library only.",
+  ),
   onSafetyCheck: z
     .custom<
       (checks: { id: string; code?: string; message?: string }[]) => boolean | Promise<boolean>
     >((v) => typeof v === "function", { error: "expected a function" })
-    .optional(),
+    .optional()
+    .meta({
+      type: "(checks: SafetyCheck[]) => boolean | Promise<boolean>",
+      description:
+        "cua mode: asked when the provider raises safety checks before an action; `true` acknowledges them and the action runs. Without it, or on `false`, the run stops. Library only.",
+    }),
 });
 export type AgentExecuteOptions = z.input<typeof AgentExecuteOptionsSchema>;
 

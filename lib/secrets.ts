@@ -2,23 +2,8 @@
  * Every secret value the client could come across, so the redactor can scrub it wherever it
  * shows up: option values and the environment variables that carry keys.
  */
+import { SECRET_ENV_VARS } from "./envVars.js";
 import type { ResolvedOptions } from "./options.js";
-
-const SECRET_VARIABLES = [
-  "WAYFARER_API_KEY",
-  "BROWSERBASE_API_KEY",
-  "CRON_SECRET",
-  "VERCEL_AUTOMATION_BYPASS_SECRET",
-  "RESULT_WEBHOOK_SECRET",
-  "OPENAI_API_KEY",
-  "ANTHROPIC_API_KEY",
-  "GOOGLE_GENERATIVE_AI_API_KEY",
-  "GEMINI_API_KEY",
-  "AZURE_API_KEY",
-  "AWS_SECRET_ACCESS_KEY",
-  "AWS_SESSION_TOKEN",
-  "AWS_BEARER_TOKEN_BEDROCK",
-];
 
 export function secretsOf(
   options: ResolvedOptions,
@@ -30,7 +15,7 @@ export function secretsOf(
     launch.proxy?.password,
     ...urlSecrets(launch.cdpUrl),
     ...urlSecrets(launch.proxy?.server),
-    ...SECRET_VARIABLES.map((name) => env[name]),
+    ...SECRET_ENV_VARS.map((name) => env[name]),
   ];
   collect(options.model, found);
   return found.filter((s): s is string => typeof s === "string");

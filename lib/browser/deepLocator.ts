@@ -19,18 +19,22 @@ import {
 import { inPage } from "./inPage.js";
 import { type ParsedSelector, parseSelector } from "./selector.js";
 
-export const LocatorOptionsSchema = z
-  .strictObject({ timeout: TimeoutSchema.optional() })
-  .optional();
+const LocatorTimeout = TimeoutSchema.optional().describe(
+  "The most the wait for the element and the action may take, in ms (default 30000).",
+);
+export const LocatorOptionsSchema = z.strictObject({ timeout: LocatorTimeout }).optional();
 export const ClickOptionsSchema = z
   .strictObject({
-    timeout: TimeoutSchema.optional(),
-    button: z.enum(["left", "right", "middle"]).optional(),
-    clickCount: z.number().int().positive().optional(),
+    timeout: LocatorTimeout,
+    button: z.enum(["left", "right", "middle"]).optional().describe('Default "left".'),
+    clickCount: z.number().int().positive().optional().describe("2 for a double click."),
   })
   .optional();
 export const TypeOptionsSchema = z
-  .strictObject({ timeout: TimeoutSchema.optional(), delay: z.number().min(0).optional() })
+  .strictObject({
+    timeout: LocatorTimeout,
+    delay: z.number().min(0).optional().describe("Ms between keys (default 0)."),
+  })
   .optional();
 export type LocatorActionOptions = NonNullable<z.input<typeof LocatorOptionsSchema>>;
 const Text = z.string({ error: "expected a string" });

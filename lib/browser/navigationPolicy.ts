@@ -6,23 +6,15 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { Browser } from "playwright-core";
-import { ServiceError } from "../errors.js";
+import { NavigationRefusedError } from "../errors.js";
+
+export { NavigationRefusedError };
 
 export interface NavigationAllowance {
   /** Schemes to allow beyond http(s), about and data, such as "file:". */
   schemes?: readonly string[];
   /** Allow link-local and metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254). */
   linkLocal?: boolean;
-}
-
-export class NavigationRefusedError extends ServiceError {
-  override name = "NavigationRefusedError";
-  constructor(
-    readonly url: string,
-    readonly reason: string,
-  ) {
-    super(`Refused to navigate to ${url}: ${reason}. Allow it explicitly if this is intended.`);
-  }
 }
 
 const ALWAYS_ALLOWED = new Set(["http:", "https:", "about:", "data:"]);

@@ -15,9 +15,11 @@ export const WaitUntilSchema = z.enum(["load", "domcontentloaded", "networkidle"
 
 export const NavigationOptionsSchema = z
   .strictObject({
-    waitUntil: WaitUntilSchema.optional(),
-    timeout: TimeoutSchema.optional(),
-    referer: z.string().optional(),
+    waitUntil: WaitUntilSchema.optional().describe(
+      'The event that ends the navigation (default "load").',
+    ),
+    timeout: TimeoutSchema.optional().describe("The most it may take, in ms (default 30000)."),
+    referer: z.string().optional().describe("goto only: the Referer header to send."),
   })
   .optional();
 export type NavigationOptions = z.input<typeof NavigationOptionsSchema>;
@@ -43,10 +45,10 @@ export interface PageHooks {
 /** Playwright's screenshot options; the picture is of the viewport unless `fullPage`. */
 export const ScreenshotOptionsSchema = z
   .strictObject({
-    timeout: TimeoutSchema.optional(),
-    type: z.enum(["png", "jpeg"]).optional(),
-    quality: z.number().int().min(0).max(100).optional(),
-    fullPage: z.boolean().optional(),
+    timeout: TimeoutSchema.optional().describe("The most it may take, in ms (default 30000)."),
+    type: z.enum(["png", "jpeg"]).optional().describe('The image format (default "png").'),
+    quality: z.number().int().min(0).max(100).optional().describe("jpeg only: 0–100."),
+    fullPage: z.boolean().optional().describe("The whole scrollable page instead of the viewport."),
     clip: z
       .strictObject({
         x: z.number(),
@@ -54,12 +56,22 @@ export const ScreenshotOptionsSchema = z
         width: z.number().positive(),
         height: z.number().positive(),
       })
-      .optional(),
-    omitBackground: z.boolean().optional(),
-    animations: z.enum(["disabled", "allow"]).optional(),
-    caret: z.enum(["hide", "initial"]).optional(),
-    scale: z.enum(["css", "device"]).optional(),
-    path: z.string().min(1).optional(),
+      .optional()
+      .describe("Only this rectangle of the page, in CSS pixels."),
+    omitBackground: z
+      .boolean()
+      .optional()
+      .describe("A transparent background instead of white (png)."),
+    animations: z
+      .enum(["disabled", "allow"])
+      .optional()
+      .describe('"disabled" stops CSS animations and transitions for the picture.'),
+    caret: z.enum(["hide", "initial"]).optional().describe("Whether the text caret shows."),
+    scale: z
+      .enum(["css", "device"])
+      .optional()
+      .describe("One image pixel per CSS pixel, or per device pixel."),
+    path: z.string().min(1).optional().describe("Also writes the image to this file."),
   })
   .optional();
 export type ScreenshotOptions = z.input<typeof ScreenshotOptionsSchema>;

@@ -8,23 +8,61 @@ import { ModelConfigurationSchema } from "../model/config.js";
 import { parseInput, VariablesSchema } from "../options.js";
 
 export const JobDefinitionSchema = z.strictObject({
-  url: z.url({ error: "expected the page's absolute URL" }),
-  act: z.string().trim().min(1).optional(),
-  extract: z.string().trim().min(1).optional(),
+  url: z
+    .url({ error: "expected the page's absolute URL" })
+    .describe("The page the job opens. `JOB_URL` overrides it."),
+  act: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe("What to do there, in words (one act call). `JOB_ACT` overrides it."),
+  extract: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe("What to extract, in words. `JOB_EXTRACT` overrides it."),
   schema: z
     .custom<z.ZodType>((v) => v instanceof z.ZodType, { error: "expected a zod schema" })
-    .optional(),
-  model: ModelConfigurationSchema.optional(),
-  variables: VariablesSchema.optional(),
-  budgetMs: z.number().int().min(5_000).max(800_000).optional(),
+    .optional()
+    .meta({
+      type: "ZodType",
+      description: "The shape of the extracted data; `{ extraction: string }` when absent.",
+    }),
+  model: ModelConfigurationSchema.optional().describe(
+    "The job's model (its key from the option or the provider's variable). `JOB_MODEL` overrides it.",
+  ),
+  variables: VariablesSchema.optional().describe(
+    "Values for `%name%` tokens; `JOB_VAR_<NAME>` sets one from the environment.",
+  ),
+  budgetMs: z
+    .number()
+    .int()
+    .min(5_000)
+    .max(800_000)
+    .optional()
+    .describe(
+      "The whole run's budget in ms (default 60000, never above vercel.json's maxDuration). `JOB_BUDGET_MS` overrides it.",
+    ),
 });
 export type JobDefinition = z.infer<typeof JobDefinitionSchema>;
 
 /** The per-run override an authorised POST may carry. */
 export const JobRequestSchema = z.strictObject({
-  url: z.url().optional(),
-  act: z.string().trim().min(1).optional(),
-  extract: z.string().trim().min(1).optional(),
+  url: z.url().optional().describe("This run's page instead of the definition's."),
+  act: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe("This run's action instead of the definition's."),
+  extract: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe("This run's extraction instead of the definition's."),
 });
 
 /** The definition with the environment's overrides (and a request's, when given) applied. */

@@ -7,11 +7,15 @@
 import {
   guardNavigations,
   type NavigationAllowance,
-  NavigationRefusedError,
   navigationRefusal,
 } from "../browser/navigationPolicy.js";
 import { Client } from "../client.js";
-import { ServiceError, ServiceTimeoutError } from "../errors.js";
+import {
+  NavigationRefusedError,
+  ServiceError,
+  ServiceTimeoutError,
+  TokenCapError,
+} from "../errors.js";
 import type { V3Options } from "../options.js";
 import { withTimeout } from "../timeout.js";
 import type { JobDefinition } from "./definition.js";
@@ -58,19 +62,6 @@ async function lastSight(client: Client): Promise<{ url?: string; screenshot?: B
     return { url: page.url(), screenshot };
   } catch {
     return {};
-  }
-}
-
-/** The run used more model tokens than its cap allows. */
-export class TokenCapError extends ServiceError {
-  override name = "TokenCapError";
-  constructor(
-    readonly used: number,
-    readonly cap: number,
-  ) {
-    super(
-      `The job used ${used} model tokens, over its cap of ${cap}: stopped before the next step.`,
-    );
   }
 }
 

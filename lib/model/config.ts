@@ -5,8 +5,17 @@
  */
 import { z } from "zod";
 
-const Headers = z.record(z.string(), z.string());
+const Headers = z
+  .record(z.string(), z.string())
+  .describe("Extra HTTP headers on every model request; credential-like ones are redacted.");
 const Url = z.url({ error: "expected an absolute URL" });
+const ApiKey = z
+  .string()
+  .min(1)
+  .describe("The provider's key; wins over its environment variable. Redacted everywhere.");
+const BaseUrl = Url.describe(
+  "The provider's endpoint, e.g. an OpenAI-compatible server (Ollama, vLLM, LM Studio: no key needed).",
+);
 
 /** Providers a Generic shape (or a `provider/model` string) may name. */
 export const GENERIC_PROVIDERS = ["openai", "anthropic", "google", "microsoft", "bedrock"] as const;
@@ -17,15 +26,19 @@ export type ProviderName = (typeof PROVIDERS)[number];
 export const ModelNameSchema = z
   .string({ error: 'expected a model name such as "openai/gpt-4.1-mini"' })
   .trim()
-  .min(1, { error: 'expected a model name such as "openai/gpt-4.1-mini"' });
+  .min(1, { error: 'expected a model name such as "openai/gpt-4.1-mini"' })
+  .describe('`"provider/model"`, e.g. `"openai/gpt-4.1-mini"`; a bare name takes `provider`.');
 
 export const GenericModelConfigSchema = z.strictObject({
   modelName: ModelNameSchema,
-  apiKey: z.string().min(1).optional(),
-  baseURL: Url.optional(),
+  apiKey: ApiKey.optional(),
+  baseURL: BaseUrl.optional(),
   headers: Headers.optional(),
-  openaiEndpointFormat: z.enum(["responses", "chat"]).optional(),
-  provider: z.enum(GENERIC_PROVIDERS).optional(),
+  openaiEndpointFormat: z
+    .enum(["responses", "chat"])
+    .optional()
+    .describe("OpenAI's Responses API (default) or Chat Completions (`chat`)."),
+  provider: z.enum(GENERIC_PROVIDERS).optional().describe("The provider of a bare `modelName`."),
 });
 
 export const GoogleServiceAccountCredentialsSchema = z.strictObject({
@@ -61,12 +74,16 @@ export const VertexModelProviderOptionsSchema = z.strictObject({
 
 export const VertexModelConfigSchema = z.strictObject({
   modelName: ModelNameSchema,
-  apiKey: z.string().min(1).optional(),
-  baseURL: Url.optional(),
+  apiKey: ApiKey.optional(),
+  baseURL: BaseUrl.optional(),
   headers: Headers.optional(),
-  provider: z.literal("vertex"),
-  auth: GoogleServiceAccountAuthSchema,
-  providerOptions: VertexModelProviderOptionsSchema,
+  provider: z.literal("vertex").describe("Names this shape."),
+  auth: GoogleServiceAccountAuthSchema.describe(
+    '`{ type: "googleServiceAccount", credentials: { client_email, private_key, … }, scopes?, projectId? }`.',
+  ),
+  providerOptions: VertexModelProviderOptionsSchema.describe(
+    "`{ vertex: { project, location, baseURL?, headers? } }`.",
+  ),
 });
 
 export const AzureModelProviderOptionsSchema = z.strictObject({
@@ -79,27 +96,35 @@ export const AzureModelProviderOptionsSchema = z.strictObject({
   }),
 });
 
-export const AzureEntraIdAuthSchema = z.strictObject({
-  type: z.literal("azureEntraId"),
-  token: z.string().min(1),
-});
+export const AzureEntraIdAuthSchema = z
+  .strictObject({
+    type: z.literal("azureEntraId"),
+    token: z.string().min(1),
+  })
+  .describe('`{ type: "azureEntraId", token }`: a bearer token instead of an api-key header.');
+
+const AzureProviderOptions = AzureModelProviderOptionsSchema.describe(
+  "`{ azure: { resourceName?, baseURL?, apiVersion?, useDeploymentBasedUrls?, headers? } }`; without resourceName or baseURL, `AZURE_RESOURCE_NAME`.",
+);
 
 export const AzureEntraModelConfigSchema = z.strictObject({
   modelName: ModelNameSchema,
-  baseURL: Url.optional(),
+  baseURL: BaseUrl.optional(),
   headers: Headers.optional(),
-  provider: z.literal("azure"),
-  providerOptions: AzureModelProviderOptionsSchema,
+  provider: z.literal("azure").describe("Names this shape."),
+  providerOptions: AzureProviderOptions,
   auth: AzureEntraIdAuthSchema,
 });
 
 export const AzureKeyModelConfigSchema = z.strictObject({
   modelName: ModelNameSchema,
-  apiKey: z.string().min(1).optional(),
-  baseURL: Url.optional(),
+  apiKey: ApiKey.optional().describe(
+    "The Azure key; wins over `AZURE_API_KEY`. Redacted everywhere.",
+  ),
+  baseURL: BaseUrl.optional(),
   headers: Headers.optional(),
-  provider: z.literal("azure"),
-  providerOptions: AzureModelProviderOptionsSchema,
+  provider: z.literal("azure").describe("Names this shape."),
+  providerOptions: AzureProviderOptions,
 });
 
 /** Exactly one of the four shapes: each refuses what the others have. */

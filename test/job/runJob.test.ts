@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { TokenCapError } from "../../lib/errors.js";
 import {
   NavigationRefusedError,
   ServiceTimeoutError,
   ServiceValidationError,
 } from "../../lib/index.js";
 import { resolveJob } from "../../lib/job/definition.js";
-import { RESERVE_MS, runJob, TokenCapError } from "../../lib/job/runJob.js";
+import { RESERVE_MS, runJob } from "../../lib/job/runJob.js";
 import { failure } from "../support/failure.js";
 import { useModelServer } from "../support/llm/modelServer.js";
 import { OPENAI_USAGE } from "../support/llm/openai.js";

@@ -1,0 +1,271 @@
+/**
+ * Every environment variable the code reads, in one place: the reference page
+ * (docs/reference/environment.md) is generated from it, the redactor takes the secret ones from
+ * it, and a test fails when code reads a variable that is not listed here.
+ */
+
+export type EnvGroup = "job" | "deployment" | "model" | "browser" | "agent" | "remote";
+
+export interface EnvVar {
+  /** The variable's name; `JOB_VAR_<NAME>` stands for a family. */
+  name: string;
+  group: EnvGroup;
+  /** What it does, in a sentence or two. */
+  what: string;
+  /** What applies when it is unset. */
+  unset?: string;
+  /** Its value is a credential: scrubbed from logs, inference files, history, errors and answers. */
+  secret: boolean;
+}
+
+export const ENV_GROUPS: Record<EnvGroup, string> = {
+  job: "The job (`lib/job/`, `api/run.ts`): override `job.config.ts` without a redeploy",
+  deployment: "The deployment (`api/run.ts`, `scripts/dev.ts`)",
+  model: "Model providers (`lib/model/providers.ts`)",
+  browser: "The browser (`lib/browser/`, `lib/engine/`)",
+  agent: "The agent's tools (`lib/agent/`)",
+  remote: "The remote environment",
+};
+
+export const ENV_VARS: readonly EnvVar[] = [
+  {
+    name: "JOB_URL",
+    group: "job",
+    what: "The page the job opens (an absolute URL).",
+    unset: "`url` of job.config.ts",
+    secret: false,
+  },
+  {
+    name: "JOB_ACT",
+    group: "job",
+    what: "The natural-language action the job performs.",
+    unset: "`act` of job.config.ts",
+    secret: false,
+  },
+  {
+    name: "JOB_EXTRACT",
+    group: "job",
+    what: "What the job extracts, in words.",
+    unset: "`extract` of job.config.ts",
+    secret: false,
+  },
+  {
+    name: "JOB_MODEL",
+    group: "job",
+    what: 'The job\'s model as `"provider/model"`.',
+    unset: "`model` of job.config.ts",
+    secret: false,
+  },
+  {
+    name: "JOB_BUDGET_MS",
+    group: "job",
+    what: "The job's whole time budget in ms (5000–800000); the answer comes before it ends.",
+    unset: "`budgetMs` of job.config.ts, else 60000 (never above vercel.json's maxDuration)",
+    secret: false,
+  },
+  {
+    name: "JOB_VAR_<NAME>",
+    group: "job",
+    what: "The value of `%NAME%` in the job's instructions. The model sees the name only; the value is typed at the last moment and hidden in everything written.",
+    secret: true,
+  },
+  {
+    name: "CRON_SECRET",
+    group: "deployment",
+    what: "Every caller of `/api/run` sends `Authorization: Bearer <CRON_SECRET>`; Vercel's cron sends it by itself.",
+    unset: "on Vercel every call is refused (500, saying so); elsewhere no bearer is asked for",
+    secret: true,
+  },
+  {
+    name: "RESULT_WEBHOOK_URL",
+    group: "deployment",
+    what: "Where `/api/run` POSTs each run's answer as JSON (retried with backoff, within the budget).",
+    unset: "no webhook",
+    secret: false,
+  },
+  {
+    name: "RESULT_WEBHOOK_SECRET",
+    group: "deployment",
+    what: "Signs the webhook's body: `x-wayfarer-signature: sha256=<HMAC-SHA256 hex>`.",
+    unset: "the body is sent unsigned",
+    secret: true,
+  },
+  {
+    name: "VERCEL_AUTOMATION_BYPASS_SECRET",
+    group: "deployment",
+    what: "Vercel's deployment-protection bypass, sent by outside schedulers as `x-vercel-protection-bypass`. Read only to keep it out of everything written.",
+    secret: true,
+  },
+  {
+    name: "VERCEL",
+    group: "deployment",
+    what: "Set by Vercel: `/api/run` refuses to run without `CRON_SECRET`, and the browser takes the serverless profile.",
+    secret: false,
+  },
+  {
+    name: "PORT",
+    group: "deployment",
+    what: "The port of `npm run dev`'s local endpoint.",
+    unset: "3000",
+    secret: false,
+  },
+  {
+    name: "OPENAI_API_KEY",
+    group: "model",
+    what: "The key of `openai/…` models.",
+    secret: true,
+  },
+  {
+    name: "ANTHROPIC_API_KEY",
+    group: "model",
+    what: "The key of `anthropic/…` models.",
+    secret: true,
+  },
+  {
+    name: "GOOGLE_GENERATIVE_AI_API_KEY",
+    group: "model",
+    what: "The key of `google/…` models (Gemini API).",
+    secret: true,
+  },
+  {
+    name: "GEMINI_API_KEY",
+    group: "model",
+    what: "Read only to keep it out of everything written (the Gemini API's other usual name).",
+    secret: true,
+  },
+  {
+    name: "MICROSOFT_API_KEY",
+    group: "model",
+    what: "The key of `microsoft/…` models (an OpenAI-compatible endpoint; `baseURL` is required).",
+    secret: true,
+  },
+  {
+    name: "AZURE_API_KEY",
+    group: "model",
+    what: 'The key of `provider: "azure"` models without `auth`.',
+    secret: true,
+  },
+  {
+    name: "AZURE_RESOURCE_NAME",
+    group: "model",
+    what: "The Azure OpenAI resource, when `providerOptions.azure` names neither `resourceName` nor `baseURL`.",
+    secret: false,
+  },
+  {
+    name: "AWS_ACCESS_KEY_ID",
+    group: "model",
+    what: "With `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`): the credentials of `bedrock/…` models.",
+    secret: false,
+  },
+  {
+    name: "AWS_SECRET_ACCESS_KEY",
+    group: "model",
+    what: "The secret half of the Bedrock credentials.",
+    secret: true,
+  },
+  {
+    name: "AWS_SESSION_TOKEN",
+    group: "model",
+    what: "The session token of temporary Bedrock credentials.",
+    secret: true,
+  },
+  {
+    name: "AWS_BEARER_TOKEN_BEDROCK",
+    group: "model",
+    what: "A Bedrock API key, instead of the access key pair (`model.apiKey` wins).",
+    secret: true,
+  },
+  {
+    name: "AWS_REGION",
+    group: "model",
+    what: "The Bedrock region.",
+    unset: "`AWS_DEFAULT_REGION`, else us-east-1",
+    secret: false,
+  },
+  {
+    name: "AWS_DEFAULT_REGION",
+    group: "model",
+    what: "The Bedrock region when `AWS_REGION` is unset.",
+    unset: "us-east-1",
+    secret: false,
+  },
+  {
+    name: "GOOGLE_APPLICATION_CREDENTIALS",
+    group: "model",
+    what: 'A service-account file for `provider: "vertex"` models without `auth`.',
+    secret: false,
+  },
+  {
+    name: "CHROME_PATH",
+    group: "browser",
+    what: "The browser binary, when `localBrowserLaunchOptions.executablePath` is not given.",
+    unset: "the Chromium of `@sparticuz/chromium` (Linux x64), then a system Chromium or Chrome",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_BROWSER_PROFILE",
+    group: "browser",
+    what: '`"local"` (multi-process, site isolation) or `"serverless"` (one process, the serverless pack\'s flags).',
+    unset: "`serverless` on Vercel and Lambda, `local` elsewhere",
+    secret: false,
+  },
+  {
+    name: "AWS_LAMBDA_FUNCTION_NAME",
+    group: "browser",
+    what: "Set by Lambda: the browser takes the serverless profile.",
+    secret: false,
+  },
+  {
+    name: "AWS_EXECUTION_ENV",
+    group: "browser",
+    what: "Set by Lambda: the browser takes the serverless profile.",
+    secret: false,
+  },
+  {
+    name: "LD_LIBRARY_PATH",
+    group: "browser",
+    what: "Kept, after the libraries of the serverless Chromium pack, in that browser's environment.",
+    secret: false,
+  },
+  {
+    name: "PROGRAMFILES",
+    group: "browser",
+    what: "Windows: where Chrome is looked for.",
+    secret: false,
+  },
+  {
+    name: "LOCALAPPDATA",
+    group: "browser",
+    what: "Windows: where a per-user Chrome is looked for.",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_SEARXNG_URL",
+    group: "agent",
+    what: "A SearXNG instance (JSON format enabled) for the agent's `search` tool (`useSearch: true`); wins over Brave.",
+    secret: false,
+  },
+  {
+    name: "BRAVE_SEARCH_API_KEY",
+    group: "agent",
+    what: "A Brave Search API key for the agent's `search` tool.",
+    secret: true,
+  },
+  {
+    name: "WAYFARER_API_KEY",
+    group: "remote",
+    what: 'The service API key of `env: "REMOTE"` (the `apiKey` option wins); the job picks the remote environment when it is set.',
+    secret: true,
+  },
+  {
+    name: "BROWSERBASE_API_KEY",
+    group: "remote",
+    what: "Read only to keep it out of everything written (existing v3 configurations carry it).",
+    secret: true,
+  },
+];
+
+/** The variables whose values are credentials (families such as `JOB_VAR_<NAME>` excluded). */
+export const SECRET_ENV_VARS: readonly string[] = ENV_VARS.filter(
+  (v) => v.secret && !v.name.includes("<"),
+).map((v) => v.name);
