@@ -225,12 +225,12 @@ const OPTION_SECTIONS: Section[] = [
 
 /** Markdown table cells: pipes and line breaks would end the cell. */
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+/** GitHub's anchor of a heading (test/docs/links.test.ts checks every link to one). */
 const anchorOf = (title: string) =>
   title
     .toLowerCase()
-    .replace(/[^a-z0-9 -]/g, "")
-    .trim()
-    .replace(/ /g, "-");
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
 
 /** Types that have a section of their own link to it. */
 const TYPE_LINKS: Record<string, string> = {
