@@ -28,7 +28,7 @@ export const JobDefinitionSchema = z.strictObject({
     .optional()
     .meta({
       type: "ZodType",
-      description: "The shape of the extracted data; `{ extraction: string }` when absent.",
+      description: "The shape of the extracted data; the answer's `data` is then its JSON text.",
     }),
   model: ModelConfigurationSchema.optional().describe(
     "The job's model (its key from the option or the provider's variable). `JOB_MODEL` overrides it.",
