@@ -190,12 +190,6 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
-    name: "GOOGLE_APPLICATION_CREDENTIALS",
-    group: "model",
-    what: 'A service-account file for `provider: "vertex"` models without `auth`.',
-    secret: false,
-  },
-  {
     name: "CHROME_PATH",
     group: "browser",
     what: "The browser binary, when `localBrowserLaunchOptions.executablePath` is not given.",

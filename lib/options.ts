@@ -1,7 +1,6 @@
 /**
- * zod schemas for every public option. Types are inferred from them; defaults live here.
- * The models issue gives `model` and `llmClient` their full schemas; until then they are
- * parsed loosely so that existing configurations keep working.
+ * zod schemas for every public option. Types are inferred from them; defaults live here, and
+ * so do the descriptions docs/reference/options.md is generated from.
  */
 
 import type { LanguageModel } from "ai";

@@ -1,5 +1,5 @@
 /**
- * Where automated navigation may go. The job's URL and (later) the agent's goto pass through
+ * Where automated navigation may go. The job's URL and the agent's goto pass through
  * here: no local files, no browser-internal pages, no cloud metadata endpoints, unless the
  * caller explicitly allows them. A user driving page.goto() directly is not restricted.
  */

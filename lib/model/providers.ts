@@ -40,15 +40,12 @@ export interface ResolvedModel {
 }
 
 /** The environment variable each provider's key is read from when the configuration has none. */
-export const KEY_VARIABLES: Record<ProviderName, string> = {
+export const KEY_VARIABLES = {
   openai: "OPENAI_API_KEY",
   anthropic: "ANTHROPIC_API_KEY",
   google: "GOOGLE_GENERATIVE_AI_API_KEY",
   microsoft: "MICROSOFT_API_KEY",
-  bedrock: "AWS_ACCESS_KEY_ID",
-  vertex: "GOOGLE_APPLICATION_CREDENTIALS",
-  azure: "AZURE_API_KEY",
-};
+} as const;
 
 /** A key OpenAI-compatible servers (Ollama, vLLM, LM Studio) accept when they need none. */
 const NO_KEY = "not-needed";
@@ -94,7 +91,8 @@ export function resolveModel(
       // A server named only by its baseURL is someone else's: it gets no OpenAI key from the
       // environment, only one given in the configuration.
       const inferred = !config.provider && !config.modelName.startsWith(`${provider}/`);
-      const apiKey = keep(keyFor(provider, config, inferred ? {} : env, baseURL));
+      const keyOwner = provider === "microsoft" ? "microsoft" : "openai";
+      const apiKey = keep(keyFor(keyOwner, config, inferred ? {} : env, baseURL));
       // computer-use-preview speaks a protocol the AI SDK has no binding for: our own adapter.
       if (provider === "openai" && /computer-use/.test(modelId)) {
         const model = openaiComputerUseModel({ modelId, apiKey, baseURL, headers });
@@ -106,7 +104,7 @@ export function resolveModel(
       return { label, provider, secrets, model: chat ? openai.chat(modelId) : openai(modelId) };
     }
     case "anthropic": {
-      const apiKey = keep(keyFor(provider, config, env, baseURL));
+      const apiKey = keep(keyFor("anthropic", config, env, baseURL));
       return {
         label,
         provider,
@@ -115,7 +113,7 @@ export function resolveModel(
       };
     }
     case "google": {
-      const apiKey = keep(keyFor(provider, config, env, baseURL));
+      const apiKey = keep(keyFor("google", config, env, baseURL));
       // Gemini's computer-use models: our own adapter, as for OpenAI's.
       if (/computer-use/.test(modelId)) {
         const model = googleComputerUseModel({ modelId, apiKey, baseURL, headers });
@@ -183,7 +181,7 @@ function providerOf(config: ModelConfig): { provider: ProviderName; modelId: str
 }
 
 function keyFor(
-  provider: ProviderName,
+  provider: keyof typeof KEY_VARIABLES,
   config: ModelConfig,
   env: Env,
   baseURL: string | undefined,
