@@ -29,10 +29,10 @@ import {
 } from "./errors.js";
 
 export interface ErrorEntry {
-  type: abstract new (...args: never[]) => ServiceError;
+  type: (abstract new (...args: never[]) => ServiceError) & { readonly code: string };
   /** The class name, as `error.name` carries it. */
   name: string;
-  /** Stable across releases and processes: what a program branches on. */
+  /** Stable across releases and processes: what a program branches on (the class's static `code`). */
   code: string;
   /** When it is thrown, and by what. */
   when: string;
@@ -42,127 +42,126 @@ export interface ErrorEntry {
   fields?: readonly string[];
 }
 
-const entry = <T extends ErrorEntry["type"]>(
-  type: T,
-  code: string,
+const entry = (
+  type: ErrorEntry["type"],
   rest: Omit<ErrorEntry, "type" | "name" | "code">,
-): ErrorEntry => ({ type, name: type.name, code, ...rest });
+): ErrorEntry => ({ type, name: type.name, code: type.code, ...rest });
 
 export const ERROR_REGISTRY: readonly ErrorEntry[] = [
-  entry(ServiceError, "SERVICE_ERROR", {
+  entry(ServiceError, {
     when: "The base class of every library error; thrown itself for failures no subclass names (a closed page, an action Playwright refuses, a closed client).",
     whatToDo:
       "Read the message: it names the call and the reason. `instanceof ServiceError` catches every library error.",
   }),
-  entry(ServiceValidationError, "VALIDATION_FAILED", {
+  entry(ServiceValidationError, {
     when: "A public input failed its schema: client options, a call's options, an Action, agent config, a job definition or request.",
     whatToDo:
       "Each line names the field (`→ at Client options.localBrowserLaunchOptions.viewport.width`) and what was expected; fix that value.",
     fields: ["where", "issues"],
   }),
-  entry(ServiceNotInitializedError, "NOT_INITIALIZED", {
+  entry(ServiceNotInitializedError, {
     when: "A method that needs the browser was called before `init()` resolved.",
     whatToDo: "`await client.init()` first.",
     fields: ["method"],
   }),
-  entry(ServiceInitError, "INIT_FAILED", {
+  entry(ServiceInitError, {
     when: "`init()` could not launch or attach to the browser (no binary, a crash at start, an unreachable `cdpUrl`).",
     whatToDo:
       "The message says which; check `executablePath`/`CHROME_PATH`, `headless: false` without a display, or the `cdpUrl`. Nothing is left running.",
   }),
-  entry(ServiceEnvironmentError, "ENVIRONMENT_INVALID", {
+  entry(ServiceEnvironmentError, {
     when: "The constructor: an `env` other than LOCAL/REMOTE/BROWSERBASE, REMOTE (not available yet), or a bad `WAYFARER_BROWSER_PROFILE`.",
     whatToDo: 'Use `env: "LOCAL"`, or fix the variable the message names.',
   }),
-  entry(MissingEnvironmentVariableError, "ENV_VAR_MISSING", {
+  entry(MissingEnvironmentVariableError, {
     when: "A variable a feature needs is not set: `WAYFARER_API_KEY` for REMOTE, a search backend for `useSearch`.",
     whatToDo:
       "Set the variable the message names (see environment.md) or pass the matching option.",
     fields: ["variable", "purpose"],
   }),
-  entry(BrowserbaseSessionNotFoundError, "SESSION_NOT_FOUND", {
+  entry(BrowserbaseSessionNotFoundError, {
     when: "The remote environment: `browserbaseSessionID` names a session the service does not have.",
     whatToDo: "It ended or never existed: omit `browserbaseSessionID` to start a new one.",
     fields: ["sessionId"],
   }),
-  entry(MissingLLMConfigurationError, "MODEL_NOT_CONFIGURED", {
+  entry(MissingLLMConfigurationError, {
     when: "The first model call (act, extract with an instruction, observe, agent) finds no model, or its provider's key or required option is missing.",
     whatToDo:
       'Pass `model: "provider/model"` with its key (option or environment variable), or `llmClient`; `missing` names what to set.',
     fields: ["missing", "provider"],
   }),
-  entry(InvalidAISDKModelFormatError, "MODEL_NAME_INVALID", {
+  entry(InvalidAISDKModelFormatError, {
     when: "A model name is not of the form `provider/model` (and no `baseURL` makes it an OpenAI-compatible model).",
     whatToDo: 'Write it as `"openai/gpt-4.1-mini"`, or give `provider` in a model object.',
     fields: ["modelName"],
   }),
-  entry(UnsupportedModelError, "MODEL_UNSUPPORTED", {
+  entry(UnsupportedModelError, {
     when: "The model cannot do what is asked: an agent mode it cannot run (cua needs a computer-use model), a provider prefix this release does not know, or a computer-use model asked for structured output.",
     whatToDo: "The message lists what is supported; pick one of those, or another mode.",
     fields: ["modelName", "supported"],
   }),
-  entry(LLMResponseError, "MODEL_RESPONSE_INVALID", {
+  entry(LLMResponseError, {
     when: "The provider failed (after retries of 429/5xx) or answered something unusable (not the asked structure, refused).",
     whatToDo:
       "`status` carries the provider's HTTP status when there was one: 401/403 a key, 404 a model name, 429 a quota. Otherwise retry, or try a stronger model.",
     fields: ["operation", "status"],
   }),
-  entry(ZodSchemaValidationError, "EXTRACTION_SCHEMA_MISMATCH", {
+  entry(ZodSchemaValidationError, {
     when: "`extract(instruction, schema)`: the model's data does not match the schema.",
     whatToDo:
       "Make the instruction more specific, or loosen the schema (optional fields, wider types). `received` holds what came back.",
     fields: ["received", "issues"],
   }),
-  entry(ServiceTimeoutError, "TIMEOUT", {
+  entry(ServiceTimeoutError, {
     when: "Any bounded wait ran out: a call's `timeout`, `domSettleTimeout`, a locator's wait, a tool's `toolTimeout`, the job's budget.",
     whatToDo:
       "The message names what it waited for and the step it was in; raise that timeout, or find why the page never got there.",
     fields: ["method", "timeoutMs", "waitingFor", "steps"],
   }),
-  entry(ServiceNavigationError, "NAVIGATION_FAILED", {
+  entry(ServiceNavigationError, {
     when: "`goto`, `reload`, `goBack` or `goForward` failed in the network (refused, name not resolved, certificate, …).",
     whatToDo:
-      "The message says what Chromium's code means and what to check; `code` is that code (`net::ERR_…`), `url` the address without credentials.",
-    fields: ["method", "url", "code"],
+      "The message says what Chromium's code means and what to check; `netError` is that code (`net::ERR_…`), `url` the address without credentials.",
+    fields: ["method", "url", "netError"],
   }),
-  entry(NavigationRefusedError, "NAVIGATION_REFUSED", {
+  entry(NavigationRefusedError, {
     when: "The job's navigation policy refused an address: a scheme other than http(s)/about/data, or a link-local or cloud-metadata host.",
     whatToDo:
       "If it is intended, allow it (`runJob(job, { allow })`); otherwise the page tried to reach something it should not.",
     fields: ["url", "reason"],
   }),
-  entry(TokenCapError, "TOKEN_CAP_EXCEEDED", {
+  entry(TokenCapError, {
     when: "The job used more model tokens than its cap (200k by default); checked between steps.",
     whatToDo:
       "Raise `tokenCap` in `runJob`'s options if the job really needs more, or make its instructions narrower.",
     fields: ["used", "cap"],
   }),
-  entry(ServiceDomProcessError, "DOM_PROCESS_FAILED", {
+  entry(ServiceDomProcessError, {
     when: "Capturing the page outline failed (the renderer crashed, the document kept being replaced).",
     whatToDo: "Let the page settle and try again; a crashed renderer needs a reload.",
   }),
-  entry(ServiceEvalError, "EVAL_FAILED", {
+  entry(ServiceEvalError, {
     when: "JavaScript run in the page threw: `page.evaluate`, or the outline's own code on a hostile page.",
     whatToDo:
       "The message carries the script's error; fix the script, or report the page if it is the outline's.",
   }),
-  entry(XPathResolutionError, "XPATH_UNRESOLVED", {
+  entry(XPathResolutionError, {
     when: "A selector (an XPath from observe, `selector` of extract/observe) matches nothing in the page or its frames.",
     whatToDo:
       "The page changed since the selector was taken: observe again and use the current one.",
     fields: ["xpath"],
   }),
-  entry(ServiceIframeError, "IFRAME_UNRESOLVED", {
+  entry(ServiceIframeError, {
     when: "A selector's frame hop (`>>`) names an iframe that cannot be resolved.",
     whatToDo: "Check the frame part of the selector; the frame may not have loaded yet.",
     fields: ["frameSelector"],
   }),
-  entry(ContentFrameNotFoundError, "CONTENT_FRAME_NOT_FOUND", {
+  entry(ContentFrameNotFoundError, {
     when: "A selector's frame hop lands on an element that is no `<iframe>`/`<frame>`, or whose document is gone.",
     whatToDo: "Check the frame part of the selector.",
     fields: ["selector"],
   }),
-  entry(ServiceShadowRootMissingError, "SHADOW_ROOT_MISSING", {
+  entry(ServiceShadowRootMissingError, {
     when: "A selector crosses a shadow root (`//`) at an element that has none.",
     whatToDo: "Check the selector; take a new one from observe.",
     fields: ["hostSelector"],
@@ -172,4 +171,9 @@ export const ERROR_REGISTRY: readonly ErrorEntry[] = [
 /** The entry of an error, by its class name; undefined for errors that are not ours. */
 export function errorEntryOf(name: string): ErrorEntry | undefined {
   return ERROR_REGISTRY.find((e) => e.name === name);
+}
+
+/** The entry of an error, by its code (a newer peer may send a class name this one lacks). */
+export function errorEntryByCode(code: string): ErrorEntry | undefined {
+  return ERROR_REGISTRY.find((e) => e.code === code);
 }

@@ -9,6 +9,11 @@ export interface ServiceErrorOptions {
 
 export class ServiceError extends Error {
   override name = "ServiceError";
+  /** Stable across releases and processes: what a program branches on (docs/reference/errors.md). */
+  static readonly code: string = "SERVICE_ERROR";
+  get code(): string {
+    return (this.constructor as typeof ServiceError).code;
+  }
   constructor(message: string, options: ServiceErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
   }
@@ -17,6 +22,7 @@ export class ServiceError extends Error {
 /** Extracted data does not match the schema the caller gave. */
 export class ZodSchemaValidationError extends ServiceError {
   override name = "ZodSchemaValidationError";
+  static override readonly code = "EXTRACTION_SCHEMA_MISMATCH";
   constructor(
     readonly received: unknown,
     readonly issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
@@ -34,6 +40,7 @@ export class ZodSchemaValidationError extends ServiceError {
 
 export class ServiceDomProcessError extends ServiceError {
   override name = "ServiceDomProcessError";
+  static override readonly code = "DOM_PROCESS_FAILED";
   constructor(detail: string, options: ServiceErrorOptions = {}) {
     super(
       `Processing the page's DOM failed: ${detail}. Wait for the page to settle and try again.`,
@@ -44,6 +51,7 @@ export class ServiceDomProcessError extends ServiceError {
 
 export class ServiceEvalError extends ServiceError {
   override name = "ServiceEvalError";
+  static override readonly code = "EVAL_FAILED";
   constructor(detail: string, options: ServiceErrorOptions = {}) {
     super(`Evaluating JavaScript in the page failed: ${detail}`, options);
   }
@@ -51,6 +59,7 @@ export class ServiceEvalError extends ServiceError {
 
 export class ServiceIframeError extends ServiceError {
   override name = "ServiceIframeError";
+  static override readonly code = "IFRAME_UNRESOLVED";
   constructor(
     readonly frameSelector: string,
     detail: string,
@@ -62,6 +71,7 @@ export class ServiceIframeError extends ServiceError {
 
 export class ContentFrameNotFoundError extends ServiceError {
   override name = "ContentFrameNotFoundError";
+  static override readonly code = "CONTENT_FRAME_NOT_FOUND";
   constructor(
     readonly selector: string,
     options: ServiceErrorOptions = {},
@@ -75,6 +85,7 @@ export class ContentFrameNotFoundError extends ServiceError {
 
 export class XPathResolutionError extends ServiceError {
   override name = "XPathResolutionError";
+  static override readonly code = "XPATH_UNRESOLVED";
   constructor(
     readonly xpath: string,
     detail = "it matches no element in the page or its frames",
@@ -89,6 +100,7 @@ export class XPathResolutionError extends ServiceError {
 
 export class ServiceShadowRootMissingError extends ServiceError {
   override name = "ServiceShadowRootMissingError";
+  static override readonly code = "SHADOW_ROOT_MISSING";
   constructor(
     readonly hostSelector: string,
     options: ServiceErrorOptions = {},
@@ -102,6 +114,7 @@ export class ServiceShadowRootMissingError extends ServiceError {
 
 export class LLMResponseError extends ServiceError {
   override name = "LLMResponseError";
+  static override readonly code = "MODEL_RESPONSE_INVALID";
   /** HTTP status of the provider's answer, when there was one. */
   readonly status: number | undefined;
   constructor(
@@ -117,6 +130,7 @@ export class LLMResponseError extends ServiceError {
 
 export class MissingLLMConfigurationError extends ServiceError {
   override name = "MissingLLMConfigurationError";
+  static override readonly code = "MODEL_NOT_CONFIGURED";
   /**
    * `missing` names what to set: an environment variable (`OPENAI_API_KEY`) or an option
    * (`model.baseURL`); without it, no model was configured at all.
@@ -137,6 +151,7 @@ export class MissingLLMConfigurationError extends ServiceError {
 
 export class UnsupportedModelError extends ServiceError {
   override name = "UnsupportedModelError";
+  static override readonly code = "MODEL_UNSUPPORTED";
   constructor(
     readonly modelName: string,
     readonly supported: readonly string[],
@@ -151,6 +166,7 @@ export class UnsupportedModelError extends ServiceError {
 
 export class InvalidAISDKModelFormatError extends ServiceError {
   override name = "InvalidAISDKModelFormatError";
+  static override readonly code = "MODEL_NAME_INVALID";
   constructor(
     readonly modelName: string,
     options: ServiceErrorOptions = {},
@@ -164,6 +180,7 @@ export class InvalidAISDKModelFormatError extends ServiceError {
 
 export class ServiceInitError extends ServiceError {
   override name = "ServiceInitError";
+  static override readonly code = "INIT_FAILED";
   constructor(detail: string, options: ServiceErrorOptions = {}) {
     super(`init() failed: ${detail}`, options);
   }
@@ -171,6 +188,7 @@ export class ServiceInitError extends ServiceError {
 
 export class ServiceNotInitializedError extends ServiceError {
   override name = "ServiceNotInitializedError";
+  static override readonly code = "NOT_INITIALIZED";
   constructor(readonly method: string) {
     super(`${method}() was called before init(). Call \`await client.init()\` first.`);
   }
@@ -178,6 +196,7 @@ export class ServiceNotInitializedError extends ServiceError {
 
 export class BrowserbaseSessionNotFoundError extends ServiceError {
   override name = "BrowserbaseSessionNotFoundError";
+  static override readonly code = "SESSION_NOT_FOUND";
   constructor(
     readonly sessionId: string,
     options: ServiceErrorOptions = {},
@@ -191,6 +210,7 @@ export class BrowserbaseSessionNotFoundError extends ServiceError {
 
 export class MissingEnvironmentVariableError extends ServiceError {
   override name = "MissingEnvironmentVariableError";
+  static override readonly code = "ENV_VAR_MISSING";
   constructor(
     readonly variable: string,
     readonly purpose: string,
@@ -203,6 +223,7 @@ export class MissingEnvironmentVariableError extends ServiceError {
 
 export class ServiceEnvironmentError extends ServiceError {
   override name = "ServiceEnvironmentError";
+  static override readonly code = "ENVIRONMENT_INVALID";
   constructor(detail: string, options: ServiceErrorOptions = {}) {
     super(`Invalid environment configuration: ${detail}`, options);
   }
@@ -211,6 +232,7 @@ export class ServiceEnvironmentError extends ServiceError {
 /** Not in the reference's table: every bounded wait ends with this, naming what it waited for. */
 export class ServiceTimeoutError extends ServiceError {
   override name = "ServiceTimeoutError";
+  static override readonly code = "TIMEOUT";
   constructor(
     readonly method: string,
     readonly timeoutMs: number,
@@ -241,7 +263,9 @@ export interface NetFailure {
 /** Not in the reference's table: a navigation (goto, reload, back, forward) failed in the network. */
 export class ServiceNavigationError extends ServiceError {
   override name = "ServiceNavigationError";
-  readonly code: string;
+  static override readonly code = "NAVIGATION_FAILED";
+  /** Chromium's error code, e.g. `net::ERR_CONNECTION_REFUSED`. */
+  readonly netError: string;
   /** The address that failed, without the user name and password it may have carried. */
   readonly url: string;
   constructor(
@@ -256,7 +280,7 @@ export class ServiceNavigationError extends ServiceError {
       options,
     );
     this.url = shown;
-    this.code = failure.code;
+    this.netError = failure.code;
   }
 }
 
@@ -275,6 +299,7 @@ function withoutCredentials(url: string): string {
 /** Not in the reference's table: a public input failed its zod schema. */
 export class ServiceValidationError extends ServiceError {
   override name = "ServiceValidationError";
+  static override readonly code = "VALIDATION_FAILED";
   constructor(
     readonly where: string,
     readonly issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
@@ -290,6 +315,7 @@ export class ServiceValidationError extends ServiceError {
 /** Not in the reference's table: the navigation policy refused an address (a scheme or a metadata host). */
 export class NavigationRefusedError extends ServiceError {
   override name = "NavigationRefusedError";
+  static override readonly code = "NAVIGATION_REFUSED";
   constructor(
     readonly url: string,
     readonly reason: string,
@@ -301,6 +327,7 @@ export class NavigationRefusedError extends ServiceError {
 /** The run used more model tokens than its cap allows. */
 export class TokenCapError extends ServiceError {
   override name = "TokenCapError";
+  static override readonly code = "TOKEN_CAP_EXCEEDED";
   constructor(
     readonly used: number,
     readonly cap: number,

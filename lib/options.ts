@@ -169,9 +169,10 @@ export const V3OptionsSchema = z.object({
     )
     .optional()
     .meta({
+      libraryOnly: true,
       type: "LanguageModel",
       description:
-        "An AI SDK language model (any provider package, or your own); replaces `model`'s. Library only.",
+        "An AI SDK language model (any provider package, or your own); replaces `model`'s.",
     }),
   systemPrompt: z
     .string()
@@ -229,9 +230,10 @@ export const V3OptionsSchema = z.object({
     })
     .optional()
     .meta({
+      libraryOnly: true,
       type: "(line: LogLine) => void",
       description:
-        "Receives every emitted log line `{category, message, level, auxiliary, timestamp}`. Library only.",
+        "Receives every emitted log line `{category, message, level, auxiliary, timestamp}`.",
     }),
   dialogs: DialogPolicySchema.default("dismiss").describe(
     "Wayfarer's addition: what happens to alert, confirm, prompt and beforeunload dialogs.",
@@ -306,9 +308,10 @@ export const ExtractOptionsSchema = z.strictObject({
     .boolean()
     .optional()
     .describe("Sends a viewport PNG with the outline to the model (an instruction is needed)."),
-  page: PageOptionSchema.optional().describe(
-    "The page to work on (it becomes the active one); the active page when absent. Library only.",
-  ),
+  page: PageOptionSchema.optional().meta({
+    libraryOnly: true,
+    description: "The page to work on (it becomes the active one); the active page when absent.",
+  }),
   serverCache: z
     .boolean()
     .optional()
@@ -422,12 +425,11 @@ export const AgentConfigSchema = z.strictObject({
   executionModel: ModelConfigurationSchema.optional().describe(
     "The model of the act and extract calls the agent's tools make; the agent's model when absent.",
   ),
-  stream: z
-    .boolean()
-    .optional()
-    .describe(
-      "`execute()` answers at once with `{ fullStream, result }`: the run's events as they happen, and the result's promise. Library only.",
-    ),
+  stream: z.boolean().optional().meta({
+    libraryOnly: true,
+    description:
+      "`execute()` answers at once with `{ fullStream, result }`: the run's events as they happen, and the result's promise.",
+  }),
 });
 export type AgentConfig = z.input<typeof AgentConfigSchema>;
 
@@ -474,22 +476,25 @@ export const AgentExecuteOptionsSchema = z.strictObject({
     .custom<AbortSignal>((v) => v instanceof AbortSignal, { error: "expected an AbortSignal" })
     .optional()
     .meta({
+      libraryOnly: true,
       type: "AbortSignal",
       description:
-        "Stops the run: a model call in flight is cancelled, a tool in flight finishes. `execute()` has no overall timeout of its own: pass `AbortSignal.timeout(ms)`. Library only.",
+        "Stops the run: a model call in flight is cancelled, a tool in flight finishes. `execute()` has no overall timeout of its own: pass `AbortSignal.timeout(ms)`.",
     }),
-  page: PageOptionSchema.optional().describe(
-    "The page to start on (it becomes the active one); the active page when absent. Library only.",
-  ),
+  page: PageOptionSchema.optional().meta({
+    libraryOnly: true,
+    description: "The page to start on (it becomes the active one); the active page when absent.",
+  }),
   onSafetyCheck: z
     .custom<
       (checks: { id: string; code?: string; message?: string }[]) => boolean | Promise<boolean>
     >((v) => typeof v === "function", { error: "expected a function" })
     .optional()
     .meta({
+      libraryOnly: true,
       type: "(checks: SafetyCheck[]) => boolean | Promise<boolean>",
       description:
-        "cua mode: asked when the provider raises safety checks before an action; `true` acknowledges them and the action runs. Without it, or on `false`, the run stops. Library only.",
+        "cua mode: asked when the provider raises safety checks before an action; `true` acknowledges them and the action runs. Without it, or on `false`, the run stops.",
     }),
 });
 export type AgentExecuteOptions = z.input<typeof AgentExecuteOptionsSchema>;

@@ -65,7 +65,8 @@ describe("readable errors", () => {
     expect(error).toBeInstanceOf(ServiceNavigationError);
     expect(error).toBeInstanceOf(ServiceError);
     expect(error.cause).toBe(raw);
-    expect(error.code).toBe("net::ERR_CONNECTION_REFUSED");
+    expect(error.netError).toBe("net::ERR_CONNECTION_REFUSED");
+    expect(error.code).toBe("NAVIGATION_FAILED");
     expect(error.message).toBe(
       "goto: could not open http://127.0.0.1:9/: the connection was refused (net::ERR_CONNECTION_REFUSED). Nothing listens at that address and port: check the URL and that the server is up.",
     );

@@ -2,25 +2,8 @@
  * What a streaming run tells as it goes (the service turns these into SSE), and the channel
  * that carries them: every reader, however late, gets every event in order.
  */
-import type { AgentResult, AgentUsage } from "../options.js";
 
-export type AgentEvent =
-  | { type: "step-start"; step: number }
-  | { type: "text"; step: number; text: string }
-  | { type: "tool-call"; step: number; toolCallId: string; toolName: string; input: unknown }
-  | {
-      type: "tool-result";
-      step: number;
-      toolCallId: string;
-      toolName: string;
-      /** What the model reads back (an error's message when `error`). */
-      output: string;
-      error: boolean;
-      timeMs: number;
-    }
-  | { type: "step-finish"; step: number; usage: AgentUsage }
-  | { type: "finish"; result: AgentResult }
-  | { type: "error"; error: string };
+export type { AgentEvent } from "../api/operations.js";
 
 export class EventChannel<T> implements AsyncIterable<T> {
   private readonly events: T[] = [];

@@ -5,6 +5,7 @@
  * outline, by its description, and tried once more.
  */
 import { z } from "zod";
+import type { ActResult } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
 import type { Page } from "../browser/page.js";
 import { ServiceValidationError } from "../errors.js";
@@ -32,12 +33,7 @@ export interface ActSettings extends ObserveSettings {
   onVariablesUsed?: (variables: Variables) => void;
 }
 
-export interface ActResult {
-  success: boolean;
-  message: string;
-  actionDescription: string;
-  actions: Action[];
-}
+export type { ActResult } from "../api/operations.js";
 
 export async function act(
   context: Context,

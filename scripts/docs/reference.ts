@@ -252,7 +252,8 @@ function row(field: FieldRow): string {
       : field.defaultValue.startsWith("its ")
         ? field.defaultValue
         : `\`${cell(field.defaultValue)}\``;
-  return `| \`${field.name}\` | ${type} | ${given} | ${cell(field.description ?? "")} |`;
+  const description = `${field.description ?? ""}${field.libraryOnly ? " **Library only.**" : ""}`;
+  return `| \`${field.name}\` | ${type} | ${given} | ${cell(description)} |`;
 }
 
 function optionsPage(): string {
@@ -323,9 +324,9 @@ function errorsPage(): string {
     GENERATED,
     "",
     "Every error the library throws extends `ServiceError` (`instanceof ServiceError` catches them",
-    "all), carries a fixed `name`, says in its message what failed and what to do, and keeps the",
-    "underlying error as `cause`. Secrets are scrubbed from messages and causes. The code is",
-    "stable across releases: it names the error where a class cannot travel (the wire format).",
+    "all), carries a fixed `name` and a `code` that stays the same across releases (branch on",
+    "`error.code`, or on `instanceof`), says in its message what failed and what to do, and keeps",
+    "the underlying error as `cause`. Secrets are scrubbed from messages and causes.",
     "From [lib/errorRegistry.ts](../../lib/errorRegistry.ts); the classes are in",
     "[lib/errors.ts](../../lib/errors.ts).",
     "",

@@ -12,6 +12,8 @@ export interface FieldRow {
   /** The default as written in code, when there is one. */
   defaultValue?: string;
   description?: string;
+  /** A function, signal or page object: it cannot cross a process boundary. */
+  libraryOnly?: true;
 }
 
 /** Schemas printed by name instead of spelled out. */
@@ -20,7 +22,9 @@ export type SchemaNames = ReadonlyMap<z.ZodType, string>;
 type Def = { type: string } & Record<string, unknown>;
 const defOf = (schema: z.ZodType): Def => schema._zod.def as unknown as Def;
 const metaOf = (schema: z.ZodType) =>
-  z.globalRegistry.get(schema) as { description?: string; type?: string } | undefined;
+  z.globalRegistry.get(schema) as
+    | { description?: string; type?: string; libraryOnly?: boolean }
+    | undefined;
 
 /** The wrappers a field's real schema sits in: optional, default, nullable, lazy, readonly. */
 function unwrapOnce(schema: z.ZodType): z.ZodType | undefined {
@@ -36,8 +40,10 @@ export function fieldRows(shape: Record<string, z.ZodType>, names: SchemaNames):
     let description: string | undefined;
     let defaultValue: string | undefined;
     let required = true;
+    let libraryOnly = false;
     for (let s: z.ZodType | undefined = field; s; s = unwrapOnce(s)) {
       description ??= metaOf(s)?.description;
+      libraryOnly ||= metaOf(s)?.libraryOnly === true;
       const def = defOf(s);
       if (def.type === "optional") required = false;
       if (def.type === "default") {
@@ -46,7 +52,14 @@ export function fieldRows(shape: Record<string, z.ZodType>, names: SchemaNames):
       }
       if (names.has(s) || metaOf(s)?.type) break;
     }
-    return { name, type: typeText(field, names), required, defaultValue, description };
+    const row: FieldRow = {
+      name,
+      type: typeText(field, names),
+      required,
+      defaultValue,
+      description,
+    };
+    return libraryOnly ? { ...row, libraryOnly: true } : row;
   });
 }
 

@@ -197,7 +197,8 @@ describe("page methods", () => {
     expect(error.message).toBe(
       `goto: could not open ${url}: the connection was refused (net::ERR_CONNECTION_REFUSED). Nothing listens at that address and port: check the URL and that the server is up.`,
     );
-    expect((error as ServiceNavigationError).code).toBe("net::ERR_CONNECTION_REFUSED");
+    expect((error as ServiceNavigationError).netError).toBe("net::ERR_CONNECTION_REFUSED");
+    expect((error as ServiceNavigationError).code).toBe("NAVIGATION_FAILED");
     expect(String((error.cause as Error).message)).toContain("Call log:");
     // An address with a password: neither the message nor the error's url keeps it.
     const withPassword = url.replace("http://", "http://ada:pass-word-9@");

@@ -1,0 +1,109 @@
+/**
+ * The operations as data: each request and result in a form that crosses a process boundary
+ * (JSON in, JSON out). A page is named by its main frame's id, which is its CDP target id;
+ * extract's schema travels as JSON Schema; what only a library caller can hand over (page
+ * objects, functions, signals: the options marked `libraryOnly`) is not here. The engines speak
+ * these types, the service validates with them, and the remote client sends them.
+ */
+import { z } from "zod";
+import {
+  ActionSchema,
+  ActOptionsSchema,
+  AgentConfigSchema,
+  AgentExecuteOptionsSchema,
+  AgentResultSchema,
+  AgentUsageSchema,
+  ExtractOptionsSchema,
+  ObserveOptionsSchema,
+} from "../options.js";
+
+export const FrameIdSchema = z
+  .string()
+  .min(1)
+  .describe("The page: its main frame's id (its CDP target id). The active page when absent.");
+
+const Instruction = z
+  .string({ error: "expected an instruction string" })
+  .trim()
+  .min(1, { error: "expected an instruction, not an empty string" });
+
+export const ActRequestSchema = z.strictObject({
+  input: z.union([Instruction, ActionSchema], {
+    error: "expected an instruction, or an Action from observe()",
+  }),
+  options: ActOptionsSchema.omit({ page: true }).optional(),
+  frameId: FrameIdSchema.optional(),
+});
+export type ActRequest = z.infer<typeof ActRequestSchema>;
+
+export const ActResultSchema = z.strictObject({
+  success: z.boolean(),
+  message: z.string(),
+  actionDescription: z.string(),
+  actions: z.array(ActionSchema),
+});
+export type ActResult = z.infer<typeof ActResultSchema>;
+
+export const ObserveRequestSchema = z.strictObject({
+  instruction: Instruction.optional(),
+  options: ObserveOptionsSchema.omit({ page: true }).optional(),
+  frameId: FrameIdSchema.optional(),
+});
+export type ObserveRequest = z.infer<typeof ObserveRequestSchema>;
+
+export const ObserveResultSchema = z.array(ActionSchema);
+
+/** A JSON Schema object, as zod's `z.toJSONSchema` writes one. */
+export const JsonSchemaSchema = z
+  .record(z.string(), z.unknown())
+  .describe("The shape of the data, as JSON Schema (draft 2020-12).");
+
+export const ExtractRequestSchema = z.strictObject({
+  instruction: Instruction.optional(),
+  schema: JsonSchemaSchema.optional(),
+  options: ExtractOptionsSchema.omit({ page: true }).optional(),
+  frameId: FrameIdSchema.optional(),
+});
+export type ExtractRequest = z.infer<typeof ExtractRequestSchema>;
+
+/** `{ pageText }` without an instruction, `{ extraction }` without a schema, else the data. */
+export const ExtractResultSchema = z.unknown();
+
+export const AgentExecuteRequestSchema = z.strictObject({
+  agentConfig: AgentConfigSchema.omit({ stream: true }),
+  executeOptions: AgentExecuteOptionsSchema.omit({
+    signal: true,
+    page: true,
+    onSafetyCheck: true,
+  }),
+  frameId: FrameIdSchema.optional(),
+});
+export type AgentExecuteRequest = z.infer<typeof AgentExecuteRequestSchema>;
+export { AgentResultSchema };
+
+/** What a run tells as it goes; a streaming caller reads these, the service sends them as SSE. */
+export const AgentEventSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("step-start"), step: z.number() }),
+  z.strictObject({ type: z.literal("text"), step: z.number(), text: z.string() }),
+  z.strictObject({
+    type: z.literal("tool-call"),
+    step: z.number(),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.unknown(),
+  }),
+  z.strictObject({
+    type: z.literal("tool-result"),
+    step: z.number(),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    /** What the model reads back (an error's message when `error`). */
+    output: z.string(),
+    error: z.boolean(),
+    timeMs: z.number(),
+  }),
+  z.strictObject({ type: z.literal("step-finish"), step: z.number(), usage: AgentUsageSchema }),
+  z.strictObject({ type: z.literal("finish"), result: AgentResultSchema }),
+  z.strictObject({ type: z.literal("error"), error: z.string() }),
+]);
+export type AgentEvent = z.infer<typeof AgentEventSchema>;
