@@ -3,16 +3,17 @@
  * was picked for the environment at construction, and nothing here tests for it again.
  */
 import type { z } from "zod";
-import type { Agent } from "./agent/agent.js";
+import type { ActResult } from "./api/operations.js";
 import type { Context } from "./browser/context.js";
 import type { Engine } from "./engine/engine.js";
 import { createEngine } from "./engine/select.js";
 import { ServiceError, ServiceInitError, ServiceNotInitializedError } from "./errors.js";
-import type { ActResult } from "./handlers/act.js";
-import { readExtractCall } from "./handlers/extractCall.js";
 import { History, type HistoryEntry } from "./history.js";
 import { Logger } from "./log.js";
 import { type Metrics, MetricsRecorder } from "./metrics.js";
+import { type Agent, agentHandle } from "./operations/agentHandle.js";
+import { readExtractCall } from "./operations/extractCall.js";
+import { OperationPath } from "./operations/operationPath.js";
 import { checkEnvironment, warnAboutInactiveOptions } from "./optionChecks.js";
 import {
   type Action,
@@ -32,6 +33,7 @@ export class Client {
   private readonly options: ResolvedOptions;
   private readonly logger: Logger;
   private readonly engine: Engine;
+  private readonly path: OperationPath;
   private readonly historyLog: History;
   private readonly metricsLog = new MetricsRecorder();
   private initializing: Promise<void> | undefined;
@@ -58,8 +60,13 @@ export class Client {
         scrub: (error) => this.logger.redactor.error(error),
         onFailure: (method, detail) => this.logger.debug("page", `${method} failed`, { detail }),
       },
-      { history: this.historyLog, metrics: this.metricsLog },
+      { metrics: this.metricsLog },
     );
+    this.path = new OperationPath({
+      operations: this.engine.operations,
+      ready: (method) => this.ready(method),
+      history: this.historyLog,
+    });
   }
 
   /**
@@ -117,8 +124,7 @@ export class Client {
     second?: z.ZodType | ExtractOptions,
     third?: ExtractOptions,
   ): Promise<unknown> {
-    const context = this.ready("extract");
-    return this.engine.operations.extract(context, readExtractCall(first, second, third));
+    return this.path.extract(readExtractCall(first, second, third));
   }
 
   /**
@@ -126,7 +132,7 @@ export class Client {
    * relevant first (`[]` when nothing matches); without an instruction, every interactive one.
    */
   observe(instruction?: string, options?: ObserveOptions): Promise<Action[]> {
-    return this.engine.operations.observe(this.ready("observe"), instruction, options);
+    return this.path.observe(instruction, options);
   }
 
   /**
@@ -134,7 +140,7 @@ export class Client {
    * model picks, or performs an Action from observe() with no model call.
    */
   act(input: string | Action, options?: ActOptions): Promise<ActResult> {
-    return this.engine.operations.act(this.ready("act"), input, options);
+    return this.path.act(input, options);
   }
 
   /**
@@ -145,7 +151,12 @@ export class Client {
   agent(config?: AgentConfig & { stream?: false }): Agent<false>;
   agent(config: AgentConfig): Agent<boolean>;
   agent(config?: AgentConfig): Agent<boolean> {
-    return this.engine.operations.agent(config, () => this.ready("agent"));
+    return agentHandle(config, {
+      operations: this.engine.operations,
+      ready: (method) => this.ready(method),
+      logger: this.logger,
+      clientModel: { model: this.options.model, custom: this.options.llmClient !== undefined },
+    });
   }
 
   /** The pages: newPage(), pages(), activePage(), setActivePage(page). */

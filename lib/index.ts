@@ -1,16 +1,15 @@
-export type { Agent, AgentExecuteInput, AgentStream } from "./agent/agent.js";
-export type { AgentEvent } from "./agent/events.js";
+export type { ActResult, AgentEvent } from "./api/operations.js";
 export type { Context } from "./browser/context.js";
 export type { DeepLocator, LocatorActionOptions } from "./browser/deepLocator.js";
 export type { NavigationOptions, Page } from "./browser/page.js";
 export { Client } from "./client.js";
 export * from "./errors.js";
-export type { ActResult } from "./handlers/act.js";
 export type { HistoryEntry } from "./history.js";
 export { HistoryEntrySchema } from "./history.js";
 export type { LogLevel, LogLine, LogReceiver } from "./log.js";
 export type { Metrics } from "./metrics.js";
 export { MetricsSchema } from "./metrics.js";
+export type { Agent, AgentExecuteInput, AgentStream } from "./operations/agentHandle.js";
 export type {
   Action,
   ActOptions,

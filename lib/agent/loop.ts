@@ -5,6 +5,7 @@
  * model that cannot be reached ends the run with its error.
  */
 
+import type { AgentEvent } from "../api/operations.js";
 import type { Redactor } from "../log.js";
 import type { Usage } from "../metrics.js";
 import type { ModelConfiguration } from "../model/config.js";
@@ -14,7 +15,6 @@ import { readableMessage, surface } from "../readableError.js";
 import { withTimeout } from "../timeout.js";
 import { hideVariables } from "../variables.js";
 import { Conversation, type ToolResultEntry } from "./conversation.js";
-import type { AgentEvent } from "./events.js";
 import type { AgentRun, AgentTool, ToolOutput } from "./tools/defineTool.js";
 
 /** A single model turn of the agent may take this long before the run fails. */

@@ -9,6 +9,7 @@ import { parseInput, SelectorSchema, TimeoutSchema } from "../options.js";
 import { navigationError, readableError, readableReason, surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocator.js";
+import { ownSession } from "./frameSessions.js";
 import { inPage } from "./inPage.js";
 
 export const WaitUntilSchema = z.enum(["load", "domcontentloaded", "networkidle", "commit"]);
@@ -84,6 +85,8 @@ const PageFunctionSchema = z.union(
 );
 
 export class Page {
+  private id: Promise<string> | undefined;
+
   constructor(
     /** The Playwright page underneath, for anything this class does not offer. */
     readonly playwrightPage: PlaywrightPage,
@@ -226,6 +229,22 @@ export class Page {
 
   close(): Promise<void> {
     return this.playwrightPage.close();
+  }
+
+  /**
+   * The page's id across a process boundary: its main frame's id, which is its CDP target id
+   * (the `frameId` of the v1 wire). Asked once, then kept: it never changes for a page.
+   */
+  frameId(): Promise<string> {
+    this.id ??= ownSession(this.playwrightPage, this.playwrightPage.mainFrame()).then((own) => {
+      if (!own) throw new ServiceError("This page has no CDP target of its own to name it by.");
+      return own.rootFrameId();
+    });
+    // A failed ask is not kept: the next call asks again.
+    this.id.catch(() => {
+      this.id = undefined;
+    });
+    return this.id;
   }
 
   isClosed(): boolean {

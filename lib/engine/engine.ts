@@ -1,19 +1,37 @@
 /**
  * What the client drives. The environment is chosen once, when the client is built, by picking
- * an implementation of this interface; no method ever tests for it again.
+ * an implementation of this interface; no method ever tests for it again. Operations speak the
+ * wire types of lib/api/ only: plain data in, plain data out, a page named by its frameId. What
+ * cannot be data (an abort signal, a callback) travels beside the request, as control.
  */
-import type { Agent } from "../agent/agent.js";
+import type {
+  ActRequest,
+  ActResult,
+  AgentEvent,
+  AgentExecuteRequest,
+  ExtractRequest,
+  ObserveRequest,
+} from "../api/operations.js";
 import type { Context } from "../browser/context.js";
-import type { ActResult } from "../handlers/act.js";
-import type { ExtractCall } from "../handlers/extractCall.js";
-import type { Action, ActOptions, AgentConfig, ObserveOptions } from "../options.js";
+import type { Action, AgentResult, SafetyCheck } from "../options.js";
 
-/** act, extract, observe and agent, as the environment runs them. */
+/** What an agent run takes beside its request: none of it can be written as data. */
+export interface AgentControl {
+  /** Stops the run between steps; a model call in flight is cancelled. */
+  signal?: AbortSignal;
+  /** Told of each event as it happens. */
+  onEvent?: (event: AgentEvent) => void;
+  /** cua: asked before an action the provider raised safety checks on. */
+  onSafetyCheck?: (checks: SafetyCheck[]) => boolean | Promise<boolean>;
+}
+
+/** act, extract, observe and an agent run, as the environment runs them. */
 export interface Operations {
-  extract(context: Context, call: ExtractCall): Promise<unknown>;
-  observe(context: Context, instruction?: string, options?: ObserveOptions): Promise<Action[]>;
-  act(context: Context, input: string | Action, options?: ActOptions): Promise<ActResult>;
-  agent(config: AgentConfig | undefined, context: () => Context): Agent<boolean>;
+  act(request: ActRequest): Promise<ActResult>;
+  observe(request: ObserveRequest): Promise<Action[]>;
+  /** `{ pageText }`, `{ extraction }` or the data in the request's JSON Schema. */
+  extract(request: ExtractRequest): Promise<unknown>;
+  agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentResult>;
 }
 
 export interface Engine {

@@ -5,6 +5,7 @@ import { Context, type ContextSettings } from "../browser/context.js";
 import { type LaunchedBrowser, launchBrowser } from "../browser/launch.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import { answerProxyChallenges } from "../browser/proxyAuth.js";
+import { ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ResolvedLaunchOptions } from "../options.js";
 import { type Deadline, untilAborted, withTimeout } from "../timeout.js";
@@ -27,12 +28,17 @@ export class LocalEngine implements Engine {
   private readonly launching = new AbortController();
   private launch: Promise<LaunchedBrowser> | undefined;
   private ready = false;
+  private pages: Context | undefined;
 
   constructor(
     private readonly options: LocalEngineOptions,
-    operations: Operations,
+    /** The operations, given this engine's pages once init() has opened them. */
+    operations: (context: () => Context) => Operations,
   ) {
-    this.operations = operations;
+    this.operations = operations(() => {
+      if (!this.pages) throw new ServiceError("The browser is not open: call init() first.");
+      return this.pages;
+    });
   }
 
   /** Set once the browser is ready; kept after a keepAlive close, which is when it matters. */
@@ -132,6 +138,7 @@ export class LocalEngine implements Engine {
     this.connectURL = launched.wsEndpoint;
     this.browserPid = launched.pid;
     this.ready = true;
+    this.pages = context;
     return context;
   }
 

@@ -1,33 +1,35 @@
 /**
- * act, extract, observe and agent on this machine's browser: the handlers, given the client's
- * models, settings, history and metrics. (The remote environment will send the same calls to
- * the service instead.) An error act, extract or observe throws is one readable message;
- * Playwright's whole text goes to a debug line.
+ * act, extract, observe and agent runs on this machine's browser: each request is run on the
+ * page it names, under its deadline, by its handler, with the client's models and settings.
+ * (The remote environment sends the same requests to the service instead.) An error is one
+ * readable message; Playwright's whole text goes to a debug line.
  */
-import type { z } from "zod";
-import { Agent } from "../agent/agent.js";
+
+import { runAgent } from "../agent/agent.js";
 import { resolveAgentConfig } from "../agent/agentConfig.js";
+import { zodSchemaOf } from "../api/jsonSchema.js";
+import type {
+  ActRequest,
+  ActResult,
+  AgentExecuteRequest,
+  ExtractRequest,
+  ObserveRequest,
+} from "../api/operations.js";
 import type { Context } from "../browser/context.js";
-import { type ActResult, act } from "../handlers/act.js";
+import type { Page } from "../browser/page.js";
+import { act } from "../handlers/act.js";
 import { extractData, extractPageText } from "../handlers/extract.js";
-import type { ExtractCall } from "../handlers/extractCall.js";
 import { observe } from "../handlers/observe.js";
-import type { History } from "../history.js";
+import { pageById } from "../handlers/pageSnapshot.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
 import { InferenceLog } from "../model/inferenceLog.js";
 import { ModelClient } from "../model/modelClient.js";
-import type {
-  Action,
-  ActOptions,
-  AgentConfig,
-  ObserveOptions,
-  ResolvedOptions,
-  Variables,
-} from "../options.js";
+import type { Action, AgentResult, ResolvedOptions, Variables } from "../options.js";
 import { surface } from "../readableError.js";
+import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
 import { hideVariables } from "../variables.js";
-import type { Operations } from "./engine.js";
+import type { AgentControl, Operations } from "./engine.js";
 
 export class LocalOperations implements Operations {
   private readonly models: ModelClient;
@@ -37,8 +39,9 @@ export class LocalOperations implements Operations {
   constructor(
     private readonly options: ResolvedOptions,
     private readonly logger: Logger,
-    private readonly history: History,
     metrics: MetricsRecorder,
+    /** The browser's pages, once init() has opened them. */
+    private readonly context: () => Context,
   ) {
     this.models = new ModelClient({
       model: options.model,
@@ -50,68 +53,90 @@ export class LocalOperations implements Operations {
     });
   }
 
-  extract(context: Context, call: ExtractCall): Promise<unknown> {
-    const settings = {
-      ...this.snapshotSettings(),
-      models: this.models,
-      record: (parameters: unknown, result: unknown) =>
-        this.history.record("extract", parameters, result),
-    };
-    if (call.instruction === undefined)
-      return this.surfaced("extract", extractPageText(context, call.options, settings));
-    return this.surfaced(
-      "extract",
-      extractData(context, call.instruction, call.schema as z.ZodType, call.options, settings),
+  act(request: ActRequest): Promise<ActResult> {
+    const options = request.options ?? {};
+    return this.run("act", request.frameId, options.timeout, "the action", (context, page, d) =>
+      act(context, page, request.input, options, this.actSettings(), d),
     );
   }
 
-  observe(context: Context, instruction?: string, options?: ObserveOptions): Promise<Action[]> {
-    return this.surfaced(
-      "observe",
-      observe(context, instruction, options, {
-        ...this.snapshotSettings(),
-        models: this.models,
-        record: (parameters, result) => this.history.record("observe", parameters, result),
-      }),
+  observe(request: ObserveRequest): Promise<Action[]> {
+    const options = request.options ?? {};
+    return this.run("observe", request.frameId, options.timeout, "the elements", (_, page, d) =>
+      observe(page, request.instruction, options, this.settings(), d),
     );
   }
 
-  act(context: Context, input: string | Action, options?: ActOptions): Promise<ActResult> {
-    return this.surfaced(
-      "act",
-      act(context, input, options, {
-        ...this.snapshotSettings(),
-        models: this.models,
-        selfHeal: this.options.selfHeal,
-        onVariablesUsed: (used) => Object.assign(this.typedVariables, used),
-        record: (parameters, result) => this.history.record("act", parameters, result),
-      }),
+  extract(request: ExtractRequest): Promise<unknown> {
+    const options = request.options ?? {};
+    const { instruction, schema } = request;
+    if (instruction === undefined) {
+      return this.run("extract", request.frameId, options.timeout, "the page outline", (_, p, d) =>
+        extractPageText(p, options, this.settings(), d),
+      );
+    }
+    const wanted = schema === undefined ? undefined : zodSchemaOf(schema);
+    return this.run("extract", request.frameId, options.timeout, "the extraction", (_, p, d) =>
+      extractData(p, instruction, wanted, options, this.settings(), d),
     );
   }
 
-  agent(config: AgentConfig | undefined, context: () => Context): Agent<boolean> {
+  agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentResult> {
     const client = { model: this.options.model, custom: this.options.llmClient !== undefined };
-    return new Agent(resolveAgentConfig(config, this.logger, client), {
-      context,
-      models: this.models,
-      actSettings: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },
-      logger: this.logger,
-      rememberVariables: (v) => Object.assign(this.typedVariables, v),
-      typedVariables: () => this.typedVariables,
-    });
+    const config = resolveAgentConfig(request.agentConfig, this.logger, client);
+    return runAgent(
+      config,
+      {
+        context: this.context,
+        models: this.models,
+        actSettings: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },
+        logger: this.logger,
+        rememberVariables: (v) => Object.assign(this.typedVariables, v),
+        typedVariables: () => this.typedVariables,
+      },
+      request,
+      control,
+    );
   }
 
   /**
-   * What the caller gets when a call fails: our own errors as they are (a quote of Playwright
-   * in them cleaned), a foreign one as a readable ServiceError; the whole text, Playwright's
-   * call log included, in a debug line. act has taken the variables' values out already.
+   * The one way a call runs here: its page, its deadline, its handler. What the caller gets when
+   * it fails: our own errors as they are (a quote of Playwright in them cleaned), a foreign one
+   * as a readable ServiceError, both redacted; the whole text, Playwright's call log included,
+   * in a debug line.
    */
-  private surfaced<T>(method: string, work: Promise<T>): Promise<T> {
-    return work.catch((error: unknown) => {
-      throw surface(method, error, (detail) =>
-        this.logger.debug(method, `${method} failed`, { detail }),
+  private async run<T>(
+    method: string,
+    frameId: string | undefined,
+    timeout: number | undefined,
+    waitingFor: string,
+    handler: (context: Context, page: Page, deadline: Deadline) => Promise<T>,
+  ): Promise<T> {
+    try {
+      const context = this.context();
+      const page = await pageById(context, frameId);
+      return await withTimeout(method, timeout ?? DEFAULT_TIMEOUT_MS, waitingFor, (deadline) =>
+        handler(context, page, deadline),
       );
-    });
+    } catch (error) {
+      throw this.logger.redactor.error(
+        surface(method, error, (detail) =>
+          this.logger.debug(method, `${method} failed`, { detail }),
+        ),
+      );
+    }
+  }
+
+  private settings() {
+    return { ...this.snapshotSettings(), models: this.models };
+  }
+
+  private actSettings() {
+    return {
+      ...this.settings(),
+      selfHeal: this.options.selfHeal,
+      onVariablesUsed: (used: Variables) => Object.assign(this.typedVariables, used),
+    };
   }
 
   private snapshotSettings() {

@@ -7,7 +7,6 @@ import { onServerlessHost } from "../browser/chromiumPack.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import type { PageHooks } from "../browser/page.js";
 import { MissingEnvironmentVariableError, ServiceEnvironmentError } from "../errors.js";
-import type { History } from "../history.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
 import type { ResolvedOptions } from "../options.js";
@@ -26,9 +25,8 @@ export function launchProfile(env: NodeJS.ProcessEnv = process.env): LaunchProfi
   );
 }
 
-/** What the operations keep: the client's history and metrics. */
+/** What the operations keep: the client's metrics. */
 export interface Records {
-  history: History;
   metrics: MetricsRecorder;
 }
 
@@ -39,7 +37,6 @@ export function createEngine(
   records: Records,
 ): Engine {
   if (options.env === "LOCAL") {
-    const operations = new LocalOperations(options, logger, records.history, records.metrics);
     return new LocalEngine(
       {
         launch: options.localBrowserLaunchOptions,
@@ -49,7 +46,7 @@ export function createEngine(
         logger,
         context: { dialogs: options.dialogs, hooks },
       },
-      operations,
+      (context) => new LocalOperations(options, logger, records.metrics, context),
     );
   }
   const apiKey = options.apiKey ?? process.env.WAYFARER_API_KEY;

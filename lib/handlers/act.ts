@@ -4,25 +4,17 @@
  * `selfHeal`, an action that fails (the page changed under it) is looked for again in a fresh
  * outline, by its description, and tried once more.
  */
-import { z } from "zod";
-import type { ActResult } from "../api/operations.js";
+import type { ActRequest, ActResult } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
 import type { Page } from "../browser/page.js";
 import { ServiceValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
-import {
-  type Action,
-  ActionSchema,
-  type ActOptions,
-  ActOptionsSchema,
-  parseInput,
-  type Variables,
-} from "../options.js";
+import type { Action, Variables } from "../options.js";
 import { rawDetail, readableMessage } from "../readableError.js";
-import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
+import type { Deadline } from "../timeout.js";
 import { hideVariables, variablesIn } from "../variables.js";
 import { findElements, type ObserveSettings } from "./observe.js";
-import { pageFor, snapshotFor } from "./pageSnapshot.js";
+import { snapshotFor } from "./pageSnapshot.js";
 import { performAction } from "./performAction.js";
 
 export interface ActSettings extends ObserveSettings {
@@ -33,47 +25,31 @@ export interface ActSettings extends ObserveSettings {
   onVariablesUsed?: (variables: Variables) => void;
 }
 
-export type { ActResult } from "../api/operations.js";
+/** act's options as they arrive, parsed (the page is the one the call is about). */
+export type ActCallOptions = NonNullable<ActRequest["options"]>;
 
 export async function act(
   context: Context,
-  input: string | Action,
-  rawOptions: ActOptions | undefined,
+  page: Page,
+  given: string | Action,
+  options: ActCallOptions,
   settings: ActSettings,
+  deadline: Deadline,
 ): Promise<ActResult> {
-  const options = parseInput(ActOptionsSchema.optional(), rawOptions, "act.options") ?? {};
-  const given =
-    typeof input === "string"
-      ? parseInput(ActionInstruction, input, "act.instruction")
-      : parseInput(ActionSchema, input, "act.action");
-  const page = pageFor(context, options.page);
-  const result = await hidingVariablesIn(options, () =>
-    withTimeout("act", options.timeout ?? DEFAULT_TIMEOUT_MS, "the action", async (deadline) => {
-      // Watched before acting, so that a tab the action opens is the active page when act
-      // returns; the watcher's first start (a browser-wide session) overlaps the choosing.
-      const watching = context.newTabs();
-      const action =
-        typeof given === "string" ? await choose(given, page, options, settings, deadline) : given;
-      if (!action) {
-        return failed(`No element matches "${given}"; nothing was done.`, String(given), []);
-      }
-      const tabs = await watching;
-      const outcome = await attempt(action, page, options, settings, deadline);
-      await tabs.settled(Math.min(NEW_TAB_WAIT_MS, deadline.remaining()));
-      return outcome;
-    }),
-  );
-  const { page: _page, variables, ...recorded } = options;
-  settings.record(
-    {
-      ...(typeof input === "string" ? { instruction: input } : { action: input }),
-      ...recorded,
-      // Only the variables' names are recorded: their values may be secrets.
-      variables: variables ? Object.keys(variables) : undefined,
-    },
-    result,
-  );
-  return result;
+  return hidingVariablesIn(options, async () => {
+    // Watched before acting, so that a tab the action opens is the active page when act
+    // returns; the watcher's first start (a browser-wide session) overlaps the choosing.
+    const watching = context.newTabs();
+    const action =
+      typeof given === "string" ? await choose(given, page, options, settings, deadline) : given;
+    if (!action) {
+      return failed(`No element matches "${given}"; nothing was done.`, String(given), []);
+    }
+    const tabs = await watching;
+    const outcome = await attempt(action, page, options, settings, deadline);
+    await tabs.settled(Math.min(NEW_TAB_WAIT_MS, deadline.remaining()));
+    return outcome;
+  });
 }
 
 /** The methods that put a value into the page. */
@@ -82,15 +58,10 @@ const TYPING_METHODS = new Set(["fill", "type", "press", "selectOptionFromDropdo
 /** The longest act waits for a tab its action opened to arrive. */
 const NEW_TAB_WAIT_MS = 2_000;
 
-const ActionInstruction = z
-  .string()
-  .trim()
-  .min(1, { error: "expected an instruction, or an Action from observe()" });
-
 async function choose(
   instruction: string,
   page: Page,
-  options: ActOptions,
+  options: ActCallOptions,
   settings: ActSettings,
   deadline: Deadline,
 ): Promise<Action | undefined> {
@@ -109,7 +80,7 @@ async function choose(
 async function attempt(
   action: Action,
   page: Page,
-  options: ActOptions,
+  options: ActCallOptions,
   settings: ActSettings,
   deadline: Deadline,
 ): Promise<ActResult> {
@@ -153,7 +124,7 @@ async function attempt(
 }
 
 /** Runs `work`; an error it throws (its causes too) leaves without the variables' values. */
-async function hidingVariablesIn<T>(options: ActOptions, work: () => Promise<T>): Promise<T> {
+async function hidingVariablesIn<T>(options: ActCallOptions, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -188,7 +159,7 @@ function done(action: Action, actions: Action[]): ActResult {
 function failure(
   error: unknown,
   action: Action,
-  options: ActOptions,
+  options: ActCallOptions,
   logger: Logger,
   actions: Action[] = [action],
 ): ActResult {

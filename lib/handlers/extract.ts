@@ -5,18 +5,16 @@
  * mapped back to real URLs; the result is checked against the caller's schema.
  */
 import { z } from "zod";
-import type { Context } from "../browser/context.js";
+import type { ExtractRequest } from "../api/operations.js";
+import type { Page } from "../browser/page.js";
 import { ZodSchemaValidationError } from "../errors.js";
 import type { Models } from "../model/modelClient.js";
-import { type ExtractOptions, ExtractOptionsSchema, parseInput } from "../options.js";
-import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
+import type { Deadline } from "../timeout.js";
 import { fromModelAnswer, modelSchemaFor } from "./linkFields.js";
-import { pageFor, type SnapshotSettings, snapshotFor } from "./pageSnapshot.js";
+import { type SnapshotSettings, snapshotFor } from "./pageSnapshot.js";
 
 export interface ExtractSettings extends SnapshotSettings {
   models: Models;
-  /** Records the call in the client's history (parameters are redacted there). */
-  record: (parameters: unknown, result: unknown) => void;
 }
 
 const SYSTEM = [
@@ -65,86 +63,69 @@ const Extraction = z.object({
   extraction: z.string().describe("the extracted information, as text"),
 });
 
+/** extract's options as they arrive, parsed (the page is the one the call is about). */
+export type ExtractCallOptions = NonNullable<ExtractRequest["options"]>;
+
 export async function extractPageText(
-  context: Context,
-  input: ExtractOptions | undefined,
+  page: Page,
+  options: ExtractCallOptions,
   settings: ExtractSettings,
+  deadline: Deadline,
 ): Promise<{ pageText: string }> {
-  const options = parseInput(ExtractOptionsSchema.optional(), input, "extract.options") ?? {};
-  const page = pageFor(context, options.page);
-  return withTimeout(
-    "extract",
-    options.timeout ?? DEFAULT_TIMEOUT_MS,
-    "the page outline",
-    async (d) => {
-      const snapshot = await snapshotFor(page, options, settings, d);
-      return { pageText: snapshot.text };
-    },
-  );
+  const snapshot = await snapshotFor(page, options, settings, deadline);
+  return { pageText: snapshot.text };
 }
 
 /** extract(instruction[, schema][, options]): one model call; the answer in the schema's type. */
-export async function extractData<T>(
-  context: Context,
+export async function extractData(
+  page: Page,
   instruction: string,
-  schema: z.ZodType<T> | undefined,
-  input: ExtractOptions | undefined,
+  schema: z.ZodType | undefined,
+  options: ExtractCallOptions,
   settings: ExtractSettings,
-): Promise<T | { extraction: string }> {
-  const options = parseInput(ExtractOptionsSchema.optional(), input, "extract.options") ?? {};
-  const page = pageFor(context, options.page);
+  deadline: Deadline,
+): Promise<unknown> {
   const wanted: z.ZodType = schema ?? Extraction;
   // Structured output wants an object at the top: anything else is wrapped, then unwrapped.
   const wrapped = wanted instanceof z.ZodObject;
   const asObject: z.ZodType = wrapped ? wanted : z.object({ value: wanted });
-  const result = await withTimeout(
-    "extract",
-    options.timeout ?? DEFAULT_TIMEOUT_MS,
-    () => "the extraction",
-    async (deadline) => {
-      const snapshot = await snapshotFor(page, options, settings, deadline);
-      const images = options.screenshot
-        ? [{ data: await page.playwrightPage.screenshot({ type: "png" }), mediaType: "image/png" }]
-        : undefined;
-      // Within the budget, one call; over it, the chunks in page order, answers merged.
-      const parts =
-        snapshot.chunks.length <= 1 ? [snapshot.text] : snapshot.chunks.map((c) => c.text);
-      let merged: unknown;
-      for (const [i, part] of parts.entries()) {
-        deadline.step(parts.length > 1 ? `model (chunk ${i + 1} of ${parts.length})` : "model");
-        const answer = await settings.models.generate({
-          operation: "extract",
-          system: parts.length > 1 ? `${SYSTEM}\n${PART_NOTE}` : SYSTEM,
-          prompt: `Instruction: ${instruction}\n\nPage outline${parts.length > 1 ? ` (part ${i + 1} of ${parts.length})` : ""}:\n${part}`,
-          schema: modelSchemaFor(asObject, parts.length > 1),
-          model: options.model,
-          images: i === 0 ? images : undefined,
-          signal: deadline.signal,
-        });
-        merged = i === 0 ? answer.value : mergeAnswers(merged, answer.value);
-      }
-      // Nothing in any part answers a plain instruction: an empty extraction, not a failure.
-      if (!schema && (merged as { extraction?: unknown } | undefined)?.extraction == null) {
-        merged = { extraction: "" };
-      }
-      const mapped = fromModelAnswer(merged, asObject, snapshot.urls);
-      const checked = asObject.safeParse(mapped);
-      if (!checked.success) {
-        // Reported in the caller's terms: without the wrapper a non-object schema got.
-        throw new ZodSchemaValidationError(
-          wrapped ? mapped : (mapped as { value?: unknown } | undefined)?.value,
-          checked.error.issues.map((i) => ({
-            path: wrapped ? i.path : i.path.slice(1),
-            message: i.message,
-          })),
-        );
-      }
-      return (wrapped ? checked.data : (checked.data as { value: unknown }).value) as
-        | T
-        | { extraction: string };
-    },
-  );
-  const { page: _page, ...recorded } = options;
-  settings.record({ instruction, ...recorded }, result);
-  return result;
+  const snapshot = await snapshotFor(page, options, settings, deadline);
+  const images = options.screenshot
+    ? [{ data: await page.playwrightPage.screenshot({ type: "png" }), mediaType: "image/png" }]
+    : undefined;
+  // Within the budget, one call; over it, the chunks in page order, answers merged.
+  const parts = snapshot.chunks.length <= 1 ? [snapshot.text] : snapshot.chunks.map((c) => c.text);
+  let merged: unknown;
+  for (const [i, part] of parts.entries()) {
+    deadline.step(parts.length > 1 ? `model (chunk ${i + 1} of ${parts.length})` : "model");
+    const answer = await settings.models.generate({
+      operation: "extract",
+      system: parts.length > 1 ? `${SYSTEM}\n${PART_NOTE}` : SYSTEM,
+      prompt: `Instruction: ${instruction}\n\nPage outline${parts.length > 1 ? ` (part ${i + 1} of ${parts.length})` : ""}:\n${part}`,
+      schema: modelSchemaFor(asObject, parts.length > 1),
+      model: options.model,
+      images: i === 0 ? images : undefined,
+      signal: deadline.signal,
+    });
+    merged = i === 0 ? answer.value : mergeAnswers(merged, answer.value);
+  }
+  // Nothing in any part answers a plain instruction: an empty extraction, not a failure.
+  if (!schema && (merged as { extraction?: unknown } | undefined)?.extraction == null) {
+    merged = { extraction: "" };
+  }
+  const mapped = fromModelAnswer(merged, asObject, snapshot.urls);
+  const checked = asObject.safeParse(mapped);
+  if (!checked.success) {
+    // Reported in the caller's terms: without the wrapper a non-object schema got.
+    throw new ZodSchemaValidationError(
+      wrapped ? mapped : (mapped as { value?: unknown } | undefined)?.value,
+      checked.error.issues.map((i) => ({
+        path: wrapped ? i.path : i.path.slice(1),
+        message: i.message,
+      })),
+    );
+  }
+  // The data as checked, before the schema's own transforms: the caller parses it with its
+  // schema (in this process or across the wire), and a value must not be transformed twice.
+  return wrapped ? mapped : (mapped as { value: unknown }).value;
 }

@@ -7,23 +7,16 @@
  * model finds something.
  */
 import { z } from "zod";
-import type { Context } from "../browser/context.js";
+import type { ObserveRequest } from "../api/operations.js";
+import type { Page } from "../browser/page.js";
 import type { Models } from "../model/modelClient.js";
-import {
-  ACTION_METHODS,
-  type Action,
-  type ObserveOptions,
-  ObserveOptionsSchema,
-  parseInput,
-  type Variables,
-} from "../options.js";
+import { ACTION_METHODS, type Action, type Variables } from "../options.js";
 import type { Snapshot } from "../snapshot/snapshot.js";
-import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
-import { pageFor, type SnapshotSettings, snapshotFor } from "./pageSnapshot.js";
+import type { Deadline } from "../timeout.js";
+import { type SnapshotSettings, snapshotFor } from "./pageSnapshot.js";
 
 export interface ObserveSettings extends SnapshotSettings {
   models: Models;
-  record: (parameters: unknown, result: unknown) => void;
 }
 
 const SYSTEM = [
@@ -34,12 +27,6 @@ const SYSTEM = [
   `Methods: ${ACTION_METHODS.join(", ")}. fill and type take the text; press takes a key such as "Enter"; scrollTo takes a percentage such as "50%"; selectOptionFromDropdown takes the option's text; dragAndDrop takes the id of the element to drop on.`,
   "When a value is one of the variables listed, write its %name% token as the argument, never a value of your own.",
 ].join("\n");
-
-const Instruction = z
-  .string({ error: "expected an instruction string" })
-  .trim()
-  .min(1, { error: "expected an instruction, not an empty string" })
-  .optional();
 
 const Answer = z.object({
   elements: z.array(
@@ -52,32 +39,19 @@ const Answer = z.object({
   ),
 });
 
+/** observe's options as they arrive, parsed (the page is the one the call is about). */
+export type ObserveCallOptions = NonNullable<ObserveRequest["options"]>;
+
 export async function observe(
-  context: Context,
+  page: Page,
   instruction: string | undefined,
-  input: ObserveOptions | undefined,
+  options: ObserveCallOptions,
   settings: ObserveSettings,
+  deadline: Deadline,
 ): Promise<Action[]> {
-  parseInput(Instruction, instruction, "observe.instruction");
-  const options = parseInput(ObserveOptionsSchema.optional(), input, "observe.options") ?? {};
-  const page = pageFor(context, options.page);
-  const actions = await withTimeout(
-    "observe",
-    options.timeout ?? DEFAULT_TIMEOUT_MS,
-    "the elements",
-    async (deadline) => {
-      const snapshot = await snapshotFor(page, options, settings, deadline);
-      if (!instruction) return everyInteractive(snapshot);
-      return findElements(instruction, snapshot, options, settings, deadline, "observe");
-    },
-  );
-  const { page: _page, variables, ...recorded } = options;
-  // Only the variables' names are recorded: their values may be secrets.
-  settings.record(
-    { instruction, ...recorded, variables: variables ? Object.keys(variables) : undefined },
-    actions,
-  );
-  return actions;
+  const snapshot = await snapshotFor(page, options, settings, deadline);
+  if (!instruction) return everyInteractive(snapshot);
+  return findElements(instruction, snapshot, options, settings, deadline, "observe");
 }
 
 /** No instruction: every element with an id, in outline order. */
@@ -96,7 +70,7 @@ function everyInteractive(snapshot: Snapshot): Action[] {
 export async function findElements(
   instruction: string,
   snapshot: Snapshot,
-  options: Pick<z.output<typeof ObserveOptionsSchema>, "model" | "variables">,
+  options: Pick<ObserveCallOptions, "model" | "variables">,
   settings: Pick<ObserveSettings, "models">,
   deadline: Deadline,
   operation: "observe" | "act",

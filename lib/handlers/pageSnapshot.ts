@@ -1,9 +1,9 @@
 /**
- * What every handler starts with: the page a call is about (the given one, else the active
- * one), and its outline, under the call's deadline.
+ * What every handler starts with: the page a call is about (named by its frameId, else the
+ * active one), and its outline, under the call's deadline.
  */
 import type { Context } from "../browser/context.js";
-import { Page } from "../browser/page.js";
+import type { Page } from "../browser/page.js";
 import { ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { type Snapshot, takeSnapshot } from "../snapshot/snapshot.js";
@@ -43,19 +43,22 @@ export async function snapshotFor(
   };
 }
 
-/** The page asked for (ours, or the Playwright page under one of ours), else the active one. */
-export function pageFor(context: Context, given: object | undefined): Page {
-  if (given === undefined) {
-    const active = context.activePage();
-    if (!active) throw new ServiceError("There is no open page: open one with context.newPage().");
-    return active;
-  }
-  const found = context
-    .pages()
-    .find((p) => p === given || (!(given instanceof Page) && p.playwrightPage === given));
+/** The active page; a call with no page named works there. */
+export function activePageOf(context: Context): Page {
+  const active = context.activePage();
+  if (!active) throw new ServiceError("There is no open page: open one with context.newPage().");
+  return active;
+}
+
+/** The open page a call names by its frameId, else the active one. */
+export async function pageById(context: Context, frameId: string | undefined): Promise<Page> {
+  if (frameId === undefined) return activePageOf(context);
+  const pages = context.pages();
+  const ids = await Promise.all(pages.map((p) => p.frameId().catch(() => undefined)));
+  const found = pages[ids.indexOf(frameId)];
   if (!found) {
     throw new ServiceError(
-      "options.page is not an open page of this client: pass one of client.context.pages().",
+      `No open page has frameId ${frameId}: it was closed, or it belongs to another client.`,
     );
   }
   return found;

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { HttpResponse, http } from "msw";
 import { afterEach, describe, expect, it } from "vitest";
 import { cursorPosition } from "../../lib/agent/cursor.js";
-import type { AgentEvent } from "../../lib/agent/events.js";
+import type { AgentEvent } from "../../lib/index.js";
 import { Client, type LogLine } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { call, lastOutput, openaiAgent } from "../support/llm/agentModel.js";

@@ -40,6 +40,20 @@ describe("context", () => {
     expect(() => client.context.setActivePage(first)).toThrow(/does not belong/);
   });
 
+  it("names each page by its CDP target id (the wire's frameId), the same on every ask", async () => {
+    const client = await clients.open();
+    const first = client.context.pages()[0]!;
+    const second = await client.context.newPage();
+    for (const page of [first, second]) {
+      const cdp = await page.playwrightPage.context().newCDPSession(page.playwrightPage);
+      const { targetInfo } = await cdp.send("Target.getTargetInfo");
+      await cdp.detach();
+      expect(await page.frameId()).toBe(targetInfo.targetId);
+      expect(await page.frameId()).toBe(targetInfo.targetId);
+    }
+    expect(await first.frameId()).not.toBe(await second.frameId());
+  });
+
   it("tracks a popup opened by the page and makes it active", async () => {
     const client = await clients.open();
     const opener = client.context.activePage()!;

@@ -23,6 +23,12 @@ describe("extract() and extract(options)", () => {
     expect(Object.keys(result)).toEqual(["pageText"]);
     expect(result.pageText).toBe((await snapshotOf(client)).text);
     expect(result.pageText).toContain('heading "Checkout form"');
+    // Every extract form is recorded, this one too.
+    expect((await client.history).at(-1)).toMatchObject({
+      method: "extract",
+      parameters: {},
+      result: { pageText: result.pageText },
+    });
   });
 
   it("honours selector, ignoreSelectors and page", async () => {

@@ -17,14 +17,11 @@ export default defineTool({
   async execute({ action }, run, deadline) {
     const result = await act(
       run.context,
+      run.page(),
       action,
-      {
-        model: run.executionModel,
-        variables: run.variables,
-        page: run.page(),
-        timeout: deadline.remaining(),
-      },
+      { model: run.executionModel, variables: run.variables },
       run.actSettings,
+      deadline,
     );
     // act waited for a tab its click opened: that is the page now.
     const page = run.page();

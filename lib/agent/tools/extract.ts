@@ -15,11 +15,12 @@ export default defineTool({
   async execute({ instruction }, run, deadline) {
     const page = run.page();
     const data = await extractData(
-      run.context,
+      page,
       instruction,
       undefined,
-      { model: run.executionModel, page, timeout: deadline.remaining() },
+      { model: run.executionModel },
       run.actSettings,
+      deadline,
     );
     const extraction = (data as { extraction: string }).extraction;
     return {

@@ -60,9 +60,11 @@ export default defineTool({
       const action: Action = { ...pairs[i]!, method: "fill", arguments: [field.value] };
       const result = await act(
         run.context,
+        page,
         action,
-        { variables: run.variables, page, timeout: deadline.remaining() },
+        { variables: run.variables },
         run.actSettings,
+        deadline,
       );
       if (!result.success) failures++;
       report.push(`${field.field}: ${result.success ? "filled" : `failed (${result.message})`}`);

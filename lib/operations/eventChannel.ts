@@ -1,9 +1,7 @@
 /**
- * What a streaming run tells as it goes (the service turns these into SSE), and the channel
- * that carries them: every reader, however late, gets every event in order.
+ * The channel a streaming run's events travel in: every reader, however late, gets every event
+ * in order.
  */
-
-export type { AgentEvent } from "../api/operations.js";
 
 export class EventChannel<T> implements AsyncIterable<T> {
   private readonly events: T[] = [];

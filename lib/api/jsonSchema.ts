@@ -1,0 +1,43 @@
+/**
+ * extract's schema on the wire: the caller's zod schema as JSON Schema, and a zod schema made
+ * back from it on the other side. Both are kept per schema object, so a job that extracts with
+ * the same schema every run converts it once.
+ */
+import { z } from "zod";
+import { ServiceValidationError } from "../errors.js";
+
+const toJson = new WeakMap<z.ZodType, Record<string, unknown>>();
+const fromJson = new WeakMap<object, z.ZodType>();
+
+/** The JSON Schema of what the caller will parse (its input side: transforms come after). */
+export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  let json = toJson.get(schema);
+  if (!json) {
+    json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >;
+    toJson.set(schema, json);
+    fromJson.set(json, schema);
+  }
+  return json;
+}
+
+/** A zod schema for a JSON Schema that came over the wire (the caller's own, when it is ours). */
+export function zodSchemaOf(json: Record<string, unknown>): z.ZodType {
+  let schema = fromJson.get(json);
+  if (!schema) {
+    try {
+      schema = z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
+    } catch (error) {
+      throw new ServiceValidationError("extract.schema", [
+        {
+          path: [],
+          message: `expected a JSON Schema zod can read: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      ]);
+    }
+    fromJson.set(json, schema);
+  }
+  return schema;
+}

@@ -1,0 +1,163 @@
+/**
+ * The one path every act, observe and extract call takes, whatever the environment:
+ * parse (the caller's input, by the public schemas) → page (a page object becomes its frameId)
+ * → cache (a hook the action cache plugs into) → run (the engine, given plain data) → record
+ * (history). The deadline travels in the request and the engine keeps it. Agent runs take the
+ * same path in agentHandle.ts, and record no history.
+ */
+import { z } from "zod";
+import { jsonSchemaOf } from "../api/jsonSchema.js";
+import type { ActRequest, ActResult, ExtractRequest, ObserveRequest } from "../api/operations.js";
+import type { Context } from "../browser/context.js";
+import { Page } from "../browser/page.js";
+import type { Operations } from "../engine/engine.js";
+import { ServiceError, ZodSchemaValidationError } from "../errors.js";
+import type { History, HistoryEntry } from "../history.js";
+import {
+  type Action,
+  ActionSchema,
+  type ActOptions,
+  ActOptionsSchema,
+  ExtractOptionsSchema,
+  type ObserveOptions,
+  ObserveOptionsSchema,
+  parseInput,
+} from "../options.js";
+import type { ExtractCall } from "./extractCall.js";
+
+type Method = Exclude<HistoryEntry["method"], "navigate">;
+
+const ActInstruction = z
+  .string()
+  .trim()
+  .min(1, { error: "expected an instruction, or an Action from observe()" });
+const ObserveInstruction = z
+  .string({ error: "expected an instruction string" })
+  .trim()
+  .min(1, { error: "expected an instruction, not an empty string" })
+  .optional();
+
+/**
+ * Where an operation's answer may come from without running it (the action cache). Empty
+ * until a cache is configured: every call runs.
+ */
+export interface OperationCache {
+  lookup(method: Method, request: unknown): Promise<unknown | undefined>;
+  store(method: Method, request: unknown, result: unknown): Promise<void>;
+}
+
+export interface OperationPathDeps {
+  operations: Operations;
+  /** The client's pages; throws when init() has not finished or close() was called. */
+  ready(method: string): Context;
+  history: History;
+  cache?: OperationCache;
+}
+
+export class OperationPath {
+  constructor(private readonly deps: OperationPathDeps) {}
+
+  async act(input: string | Action, rawOptions: ActOptions | undefined): Promise<ActResult> {
+    const context = this.deps.ready("act");
+    const { page, ...options } =
+      parseInput(ActOptionsSchema.optional(), rawOptions, "act.options") ?? {};
+    const given =
+      typeof input === "string"
+        ? parseInput(ActInstruction, input, "act.instruction")
+        : parseInput(ActionSchema, input, "act.action");
+    const request: ActRequest = {
+      input: given,
+      options,
+      frameId: await frameIdOf(context, page),
+    };
+    return this.run("act", request, () => this.deps.operations.act(request), {
+      ...(typeof input === "string" ? { instruction: input } : { action: input }),
+      ...withVariableNames(options),
+    });
+  }
+
+  async observe(
+    instruction: string | undefined,
+    rawOptions: ObserveOptions | undefined,
+  ): Promise<Action[]> {
+    const context = this.deps.ready("observe");
+    parseInput(ObserveInstruction, instruction, "observe.instruction");
+    const { page, ...options } =
+      parseInput(ObserveOptionsSchema.optional(), rawOptions, "observe.options") ?? {};
+    const request: ObserveRequest = {
+      instruction,
+      options,
+      frameId: await frameIdOf(context, page),
+    };
+    return this.run("observe", request, () => this.deps.operations.observe(request), {
+      instruction,
+      ...withVariableNames(options),
+    });
+  }
+
+  async extract(call: ExtractCall): Promise<unknown> {
+    const context = this.deps.ready("extract");
+    const { page, ...options } =
+      parseInput(ExtractOptionsSchema.optional(), call.options, "extract.options") ?? {};
+    const { instruction, schema } = call;
+    const request: ExtractRequest = {
+      instruction,
+      schema: schema === undefined ? undefined : jsonSchemaOf(schema),
+      options,
+      frameId: await frameIdOf(context, page),
+    };
+    return this.run(
+      "extract",
+      request,
+      async () => checked(await this.deps.operations.extract(request), schema),
+      { instruction, ...options },
+    );
+  }
+
+  private async run<T>(
+    method: Method,
+    request: unknown,
+    work: () => Promise<T>,
+    recorded: Record<string, unknown>,
+  ): Promise<T> {
+    const cached = (await this.deps.cache?.lookup(method, request)) as T | undefined;
+    const result = cached ?? (await work());
+    if (cached === undefined) await this.deps.cache?.store(method, request, result);
+    this.deps.history.record(method, recorded, result);
+    return result;
+  }
+}
+
+/** The caller's data parsed by its own schema: its transforms run here, once. */
+function checked(data: unknown, schema: z.ZodType | undefined): unknown {
+  if (!schema) return data;
+  const result = schema.safeParse(data);
+  if (result.success) return result.data;
+  throw new ZodSchemaValidationError(
+    data,
+    result.error.issues.map((i) => ({ path: i.path, message: i.message })),
+  );
+}
+
+/** Only the variables' names are recorded: their values may be secrets. */
+function withVariableNames<O extends { variables?: Record<string, unknown> }>(options: O) {
+  const { variables, ...rest } = options;
+  return { ...rest, variables: variables ? Object.keys(variables) : undefined };
+}
+
+/** The frameId of the page a call names (ours, or the Playwright page under one of ours). */
+export async function frameIdOf(
+  context: Context,
+  given: object | undefined,
+): Promise<string | undefined> {
+  if (given === undefined) return undefined;
+  const found = context
+    .pages()
+    .find((p) => p === given || (!(given instanceof Page) && p.playwrightPage === given));
+  if (!found) {
+    throw new ServiceError(
+      "options.page is not an open page of this client: pass one of client.context.pages().",
+    );
+  }
+  return found.frameId();
+}
