@@ -2,7 +2,6 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     globalSetup: ["test/support/globalSetup.ts"],
     setupFiles: ["test/support/noLeftovers.ts"],
     pool: "forks",
@@ -13,5 +12,18 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Browser tests share two cores; a retry would hide a real flake, so there is none.
     retry: 0,
+    projects: [
+      { extends: true, test: { name: "local", include: ["test/**/*.test.ts"] } },
+      {
+        // The behaviour suite again, every operation through the JSON loopback engine
+        // (test/support/loopback.ts): requests, results, events and errors as text only.
+        extends: true,
+        test: {
+          name: "loopback",
+          include: ["test/handlers/**/*.test.ts", "test/agent/**/*.test.ts"],
+          env: { WAYFARER_TEST_ENGINE: "loopback" },
+        },
+      },
+    ],
   },
 });

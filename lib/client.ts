@@ -6,7 +6,7 @@ import type { z } from "zod";
 import type { ActResult } from "./api/operations.js";
 import type { Context } from "./browser/context.js";
 import type { Engine } from "./engine/engine.js";
-import { createEngine } from "./engine/select.js";
+import { createEngine, type EngineParts } from "./engine/select.js";
 import { ServiceError, ServiceInitError, ServiceNotInitializedError } from "./errors.js";
 import { History, type HistoryEntry } from "./history.js";
 import { Logger } from "./log.js";
@@ -29,6 +29,11 @@ import {
 import { rawDetail, readableReason } from "./readableError.js";
 import { secretsOf } from "./secrets.js";
 
+/** Not public: what the test suite may replace. */
+export interface ClientInternals {
+  engine?: (parts: EngineParts) => Engine;
+}
+
 export class Client {
   private readonly options: ResolvedOptions;
   private readonly logger: Logger;
@@ -40,7 +45,11 @@ export class Client {
   private closing: Promise<void> | undefined;
   private ctx: Context | undefined;
 
-  constructor(options: V3Options) {
+  /**
+   * `internals` is not part of the public interface: the test suite passes an engine of its
+   * own (the JSON loopback) to run the same behaviour through the wire types.
+   */
+  constructor(options: V3Options, internals: ClientInternals = {}) {
     checkEnvironment(options);
     this.options = parseInput(V3OptionsSchema, options, "Client options");
     this.logger = new Logger({
@@ -51,17 +60,18 @@ export class Client {
     });
     this.historyLog = new History(this.logger.redactor);
     warnAboutInactiveOptions(options, this.logger);
-    this.engine = createEngine(
-      this.options,
-      this.logger,
-      {
+    const parts: EngineParts = {
+      options: this.options,
+      logger: this.logger,
+      hooks: {
         onNavigate: (n) =>
           this.historyLog.record("navigate", { url: n.url, options: n.options }, n.result),
         scrub: (error) => this.logger.redactor.error(error),
         onFailure: (method, detail) => this.logger.debug("page", `${method} failed`, { detail }),
       },
-      { metrics: this.metricsLog },
-    );
+      records: { metrics: this.metricsLog },
+    };
+    this.engine = (internals.engine ?? createEngine)(parts);
     this.path = new OperationPath({
       operations: this.engine.operations,
       ready: (method) => this.ready(method),

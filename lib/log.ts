@@ -1,7 +1,9 @@
 import pino from "pino";
+import { z } from "zod";
 
 /** 0 = error, 1 = info, 2 = debug; a line is emitted when its level ≤ the client's `verbose`. */
-export type LogLevel = 0 | 1 | 2;
+export const LogLevelSchema = z.union([z.literal(0), z.literal(1), z.literal(2)]);
+export type LogLevel = z.infer<typeof LogLevelSchema>;
 
 export interface LogLine {
   category: string;
@@ -110,6 +112,11 @@ export class Logger {
 
   debug(category: string, message: string, auxiliary?: Record<string, unknown>): void {
     this.emit(2, category, message, auxiliary);
+  }
+
+  /** A line written elsewhere (the service, for a remote call): emitted here as this logger's own. */
+  relay(line: Omit<LogLine, "timestamp">): void {
+    this.emit(line.level, line.category, line.message, line.auxiliary);
   }
 
   private emit(

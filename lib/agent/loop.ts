@@ -141,15 +141,17 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       });
       const thought = call.toolName === "think" ? undefined : reasoning;
       actions.push(
-        clean({
-          ...(isRecord(shown) ? shown : {}),
-          type: call.toolName,
-          ...(thought ? { reasoning: thought } : {}),
-          taskCompleted: false,
-          ...(outcome.ok ? outcome.output.action : {}),
-          ...(failed ? { error: failed } : {}),
-          timeMs,
-        }),
+        withTextAction(
+          clean({
+            ...(isRecord(shown) ? shown : {}),
+            type: call.toolName,
+            ...(thought ? { reasoning: thought } : {}),
+            taskCompleted: false,
+            ...(outcome.ok ? outcome.output.action : {}),
+            ...(failed ? { error: failed } : {}),
+            timeMs,
+          }),
+        ),
       );
       s.emit({
         type: "tool-result",
@@ -314,4 +316,15 @@ class UsageSum {
       cached_input_tokens: this.sum.cachedInputTokens,
     };
   }
+}
+
+/**
+ * An action's `action` is text (AgentAction's type): a computer-use input object left there
+ * (a step that stopped before acting) is written as its JSON.
+ */
+function withTextAction<T extends Record<string, unknown>>(entry: T): T {
+  const { action } = entry;
+  return action === undefined || typeof action === "string"
+    ? entry
+    : { ...entry, action: JSON.stringify(action) };
 }

@@ -28,7 +28,9 @@ export function zodSchemaOf(json: Record<string, unknown>): z.ZodType {
   let schema = fromJson.get(json);
   if (!schema) {
     try {
-      schema = z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
+      schema = z.fromJSONSchema(
+        withoutStringKeyRule(json) as Parameters<typeof z.fromJSONSchema>[0],
+      );
     } catch (error) {
       throw new ServiceValidationError("extract.schema", [
         {
@@ -40,4 +42,20 @@ export function zodSchemaOf(json: Record<string, unknown>): z.ZodType {
     fromJson.set(json, schema);
   }
   return schema;
+}
+
+/**
+ * `propertyNames: {type: "string"}` says nothing (JSON keys are strings), but zod reads a
+ * record that has it as a transform, which hides the values' schema (their URL fields).
+ */
+function withoutStringKeyRule(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutStringKeyRule);
+  if (!value || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const trivial =
+      key === "propertyNames" && JSON.stringify(v) === JSON.stringify({ type: "string" });
+    if (!trivial) out[key] = withoutStringKeyRule(v);
+  }
+  return out;
 }

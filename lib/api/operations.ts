@@ -107,3 +107,12 @@ export const AgentEventSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("error"), error: z.string() }),
 ]);
 export type AgentEvent = z.infer<typeof AgentEventSchema>;
+
+/** One operation as a transport carries it: its name and its request. */
+export const OperationCallSchema = z.discriminatedUnion("operation", [
+  z.strictObject({ operation: z.literal("act"), request: ActRequestSchema }),
+  z.strictObject({ operation: z.literal("observe"), request: ObserveRequestSchema }),
+  z.strictObject({ operation: z.literal("extract"), request: ExtractRequestSchema }),
+  z.strictObject({ operation: z.literal("agentExecute"), request: AgentExecuteRequestSchema }),
+]);
+export type OperationCall = z.infer<typeof OperationCallSchema>;

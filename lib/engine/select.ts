@@ -4,13 +4,14 @@
  */
 
 import { onServerlessHost } from "../browser/chromiumPack.js";
+import type { Context } from "../browser/context.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import type { PageHooks } from "../browser/page.js";
 import { MissingEnvironmentVariableError, ServiceEnvironmentError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
 import type { ResolvedOptions } from "../options.js";
-import type { Engine } from "./engine.js";
+import type { Engine, Operations } from "./engine.js";
 import { LocalEngine } from "./localEngine.js";
 import { LocalOperations } from "./localOperations.js";
 
@@ -30,22 +31,19 @@ export interface Records {
   metrics: MetricsRecorder;
 }
 
-export function createEngine(
-  options: ResolvedOptions,
-  logger: Logger,
-  hooks: PageHooks,
-  records: Records,
-): Engine {
+/** What an engine is built from: the client's options, logger, page hooks and records. */
+export interface EngineParts {
+  options: ResolvedOptions;
+  logger: Logger;
+  hooks: PageHooks;
+  records: Records;
+}
+
+export function createEngine(parts: EngineParts): Engine {
+  const { options, logger, records } = parts;
   if (options.env === "LOCAL") {
-    return new LocalEngine(
-      {
-        launch: options.localBrowserLaunchOptions,
-        profile: launchProfile(),
-        keepAlive: options.keepAlive,
-        launchTimeoutMs: LAUNCH_TIMEOUT_MS,
-        logger,
-        context: { dialogs: options.dialogs, hooks },
-      },
+    return localEngine(
+      parts,
       (context) => new LocalOperations(options, logger, records.metrics, context),
     );
   }
@@ -57,5 +55,23 @@ export function createEngine(
     );
   throw new ServiceEnvironmentError(
     `env "${options.env}" (the remote service) is not available in this version yet; use env "LOCAL".`,
+  );
+}
+
+/** A browser on this machine, with the operations given (run here, or across a transport). */
+export function localEngine(
+  { options, logger, hooks }: EngineParts,
+  operations: (context: () => Context) => Operations,
+): LocalEngine {
+  return new LocalEngine(
+    {
+      launch: options.localBrowserLaunchOptions,
+      profile: launchProfile(),
+      keepAlive: options.keepAlive,
+      launchTimeoutMs: LAUNCH_TIMEOUT_MS,
+      logger,
+      context: { dialogs: options.dialogs, hooks },
+    },
+    operations,
   );
 }

@@ -35,16 +35,24 @@ export function modelSchemaFor(schema: z.ZodType, partial = false): z.ZodType {
       const answered = inner(field);
       shape[key] = partial && !(answered instanceof z.ZodNullable) ? answered.nullable() : answered;
     }
-    return describe(z.object(shape), schema);
+    const rest = catchallOf(schema);
+    const object = z.object(shape);
+    return describe(rest ? object.catchall(inner(rest)) : object, schema);
   }
   if (schema instanceof z.ZodArray) {
     return describe(z.array(inner(schema.element as z.ZodType)), schema);
   }
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault) {
-    return describe(inner(innerOf(schema)).nullable(), schema);
-  }
-  if (schema instanceof z.ZodNullable) {
-    return describe(inner(innerOf(schema)).nullable(), schema);
+  if (
+    schema instanceof z.ZodOptional ||
+    schema instanceof z.ZodDefault ||
+    schema instanceof z.ZodNullable
+  ) {
+    const wrapped = innerOf(schema);
+    // A URL field's description may sit on its wrapper (JSON Schema puts it beside the default).
+    if (isUrl(wrapped) && !wrapped.description && schema.description) {
+      return describe(z.string(), schema, LINK_ID).nullable();
+    }
+    return describe(inner(wrapped).nullable(), schema);
   }
   if (schema instanceof z.ZodUnion) {
     const options = (schema.options as z.ZodType[]).map(inner);
@@ -54,6 +62,14 @@ export function modelSchemaFor(schema: z.ZodType, partial = false): z.ZodType {
     return describe(z.record(z.string(), inner(schema.valueType as z.ZodType)), schema);
   }
   return schema;
+}
+
+/** The schema of an object's other keys (a record that came as JSON Schema is one of these). */
+function catchallOf(schema: z.ZodObject): z.ZodType | undefined {
+  const rest = schema._zod.def.catchall as z.ZodType | undefined;
+  return rest && !(rest instanceof z.ZodNever) && !(rest instanceof z.ZodUnknown)
+    ? rest
+    : undefined;
 }
 
 function innerOf(schema: z.ZodOptional | z.ZodNullable | z.ZodDefault): z.ZodType {
@@ -77,8 +93,11 @@ export function fromModelAnswer(
   }
   if (schema instanceof z.ZodObject && typeof value === "object" && !Array.isArray(value)) {
     const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-    for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-      if (!(key in out)) continue;
+    const shape = schema.shape as Record<string, z.ZodType>;
+    const rest = catchallOf(schema);
+    for (const key of Object.keys(out)) {
+      const field = Object.hasOwn(shape, key) ? shape[key] : rest;
+      if (!field) continue;
       const mapped = fromModelAnswer(out[key], field, urls);
       if (mapped === undefined) delete out[key];
       else out[key] = mapped;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Client } from "../../lib/index.js";
-import { useClients } from "../support/clients.js";
+import { ENGINE, useClients } from "../support/clients.js";
 import {
   anthropicComputerUse,
   googleComputerUse,
@@ -182,6 +182,14 @@ describe("agent, cua mode", () => {
     });
     expect(stopped.message).toContain("malicious_instructions");
     expect(await status(client)).toBe("Nothing pressed");
+    if (ENGINE === "loopback") {
+      // A function cannot cross the wire: the option is refused by name, nothing runs.
+      await expect(
+        client.agent({ mode: "cua" }).execute({ instruction: "Press", onSafetyCheck: () => true }),
+      ).rejects.toThrow(/onSafetyCheck[\s\S]*cannot cross/);
+      expect(await status(client)).toBe("Nothing pressed");
+      return;
+    }
     // Only a plain true acknowledges: a truthy answer, or one that throws, stops the run too.
     for (const onSafetyCheck of [
       () => "yes" as unknown as boolean,
@@ -197,28 +205,32 @@ describe("agent, cua mode", () => {
     expect(await status(client)).toBe("Nothing pressed");
   });
 
-  it("acts on OpenAI's safety checks when onSafetyCheck acknowledges them, and says so to the provider", async () => {
-    const client = await clients.openOn(server.url("agent/canvas.html"), {
-      model: { modelName: "openai/computer-use-preview", apiKey: "sk-cua-openai-123456" },
-    });
-    const check = { id: "sc_1", code: "irrelevant_domain", message: "Unexpected domain." };
-    model.use(openaiComputerUse(checkedFirst(check)));
-    const seen: unknown[] = [];
-    const result = await client.agent({ mode: "cua" }).execute({
-      instruction: "Press the red button, then slide the knob",
-      onSafetyCheck: (checks) => {
-        seen.push(...checks);
-        return true;
-      },
-    });
-    expect(result.success).toBe(true);
-    expect(seen).toEqual([check]);
-    const second = model.requestsTo("/responses")[1]!.body.input as Record<string, unknown>[];
-    expect(second.find((i) => i.type === "computer_call_output")).toMatchObject({
-      acknowledged_safety_checks: [check],
-    });
-    expect(await status(client)).toBe("Slider at 100%");
-  });
+  // onSafetyCheck is a function: it cannot cross the wire (the test above checks the refusal).
+  it.skipIf(ENGINE === "loopback")(
+    "acts on OpenAI's safety checks when onSafetyCheck acknowledges them, and says so to the provider",
+    async () => {
+      const client = await clients.openOn(server.url("agent/canvas.html"), {
+        model: { modelName: "openai/computer-use-preview", apiKey: "sk-cua-openai-123456" },
+      });
+      const check = { id: "sc_1", code: "irrelevant_domain", message: "Unexpected domain." };
+      model.use(openaiComputerUse(checkedFirst(check)));
+      const seen: unknown[] = [];
+      const result = await client.agent({ mode: "cua" }).execute({
+        instruction: "Press the red button, then slide the knob",
+        onSafetyCheck: (checks) => {
+          seen.push(...checks);
+          return true;
+        },
+      });
+      expect(result.success).toBe(true);
+      expect(seen).toEqual([check]);
+      const second = model.requestsTo("/responses")[1]!.body.input as Record<string, unknown>[];
+      expect(second.find((i) => i.type === "computer_call_output")).toMatchObject({
+        acknowledged_safety_checks: [check],
+      });
+      expect(await status(client)).toBe("Slider at 100%");
+    },
+  );
 
   it("drives the page through Anthropic's computer-use tool", async () => {
     const client = await clients.openOn(server.url("agent/canvas.html"), {
@@ -324,6 +336,8 @@ describe("agent, cua mode", () => {
     expect(stopped).toMatchObject({ completed: false, metadata: { stoppedBy: "safetyCheck" } });
     expect(stopped.message).toContain("require_confirmation");
     expect(await status(refused)).toBe("Nothing pressed");
+    // Acknowledging takes onSafetyCheck, a function the wire cannot carry.
+    if (ENGINE === "loopback") return;
 
     const accepted = await open();
     const result = await accepted.agent({ mode: "cua" }).execute({

@@ -6,7 +6,14 @@ import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { afterEach, expect } from "vitest";
 import { Client, type V3Options } from "../../lib/index.js";
+import { loopbackEngine } from "./loopback.js";
 import { commandLine, waitUntilGone } from "./processes.js";
+
+/**
+ * "loopback" (the vitest project of that name sets it): every client's operations cross the
+ * JSON loopback, so the same tests prove the behaviour survives the wire types.
+ */
+export const ENGINE = process.env.WAYFARER_TEST_ENGINE === "loopback" ? "loopback" : "local";
 
 export interface OpenedClient {
   client: Client;
@@ -29,12 +36,10 @@ export function useClients() {
   return {
     /** A LOCAL client, initialised, quiet unless the test gives a logger. */
     async open(options: Partial<V3Options> = {}): Promise<Client> {
-      const client = new Client({
-        env: "LOCAL",
-        disablePino: true,
-        verbose: 0,
-        ...options,
-      } as V3Options);
+      const client = new Client(
+        { env: "LOCAL", disablePino: true, verbose: 0, ...options } as V3Options,
+        ENGINE === "loopback" ? { engine: loopbackEngine } : {},
+      );
       const entry: OpenedClient = { client, pid: undefined, sessionDir: undefined };
       opened.push(entry);
       await client.init();

@@ -1,0 +1,77 @@
+/**
+ * The v1 wire's envelopes (DESIGN.md, "Wire protocol v1"): a JSON answer is
+ * `{success: true, data}` or `{success: false, message, error}`; a streamed answer is a series of
+ * frames `{id, type: "system" | "log", data}` ending with `finished` or `error`. Existing v3
+ * clients read `message` and the string `error` of an error frame; the structure that rebuilds
+ * the error class rides beside it (`error` object of a JSON failure, `errorDetail` of a frame).
+ * Log frames may carry what a v3 client does not know and ignores: an agent's `event`, a model
+ * call's `usage`.
+ */
+import { z } from "zod";
+import { LogLevelSchema } from "../log.js";
+import { WireErrorSchema } from "./errors.js";
+import { AgentEventSchema } from "./operations.js";
+
+export const SuccessBodySchema = z.looseObject({ success: z.literal(true), data: z.unknown() });
+
+export const FailureBodySchema = z.looseObject({
+  success: z.literal(false),
+  message: z.string(),
+  error: WireErrorSchema.optional(),
+});
+
+/** One model call's usage, filed under the operation group it counts for. */
+export const UsageSchema = z.strictObject({
+  operation: z.enum(["act", "extract", "observe", "agent"]),
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  reasoningTokens: z.number(),
+  cachedInputTokens: z.number(),
+  inferenceTimeMs: z.number(),
+});
+export type WireUsage = z.infer<typeof UsageSchema>;
+
+/** A log line as frames carry it: the client's logger receives it as its own. */
+export const WireLogLineSchema = z.looseObject({
+  category: z.string(),
+  message: z.string(),
+  level: LogLevelSchema,
+  auxiliary: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const StreamFrameSchema = z.union([
+  z.looseObject({
+    id: z.string(),
+    type: z.literal("system"),
+    data: z.looseObject({ status: z.enum(["starting", "connected"]) }),
+  }),
+  z.looseObject({
+    id: z.string(),
+    type: z.literal("system"),
+    data: z.looseObject({
+      status: z.literal("finished"),
+      result: z.unknown(),
+      cacheHit: z.boolean().optional(),
+    }),
+  }),
+  z.looseObject({
+    id: z.string(),
+    type: z.literal("system"),
+    data: z.looseObject({
+      status: z.literal("error"),
+      error: z.string(),
+      errorDetail: WireErrorSchema.optional(),
+    }),
+  }),
+  z.looseObject({
+    id: z.string(),
+    type: z.literal("log"),
+    data: z.looseObject({
+      status: z.literal("running"),
+      message: WireLogLineSchema,
+      event: AgentEventSchema.optional(),
+      usage: UsageSchema.optional(),
+    }),
+  }),
+]);
+export type StreamFrame = z.infer<typeof StreamFrameSchema>;

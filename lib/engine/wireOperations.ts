@@ -1,0 +1,106 @@
+/**
+ * Operations run on the other side of a transport of strings: each request goes out as JSON
+ * text, and the answer comes back as v1 frames — log lines (into this client's logger), model
+ * usage (into its metrics), agent events, then the result or an error rebuilt as its class.
+ * Nothing crosses by reference. What cannot be written as data is refused by name.
+ */
+import type { z } from "zod";
+import { fromWireError } from "../api/errors.js";
+import {
+  type ActRequest,
+  type ActResult,
+  ActResultSchema,
+  type AgentExecuteRequest,
+  AgentResultSchema,
+  type ExtractRequest,
+  ExtractResultSchema,
+  type ObserveRequest,
+  ObserveResultSchema,
+  type OperationCall,
+} from "../api/operations.js";
+import { StreamFrameSchema } from "../api/v1.js";
+import { ServiceError, ServiceValidationError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { MetricsRecorder } from "../metrics.js";
+import { type Action, type AgentResult, parseInput } from "../options.js";
+import type { AgentControl, Operations } from "./engine.js";
+
+/** Sends one operation call as JSON text and yields the frames of its answer, as JSON texts. */
+export type Transport = (call: string, signal?: AbortSignal) => AsyncIterable<string>;
+
+export class WireOperations implements Operations {
+  constructor(
+    private readonly transport: Transport,
+    private readonly sink: { logger: Logger; metrics: MetricsRecorder },
+  ) {}
+
+  act(request: ActRequest): Promise<ActResult> {
+    return this.call({ operation: "act", request }, ActResultSchema);
+  }
+
+  observe(request: ObserveRequest): Promise<Action[]> {
+    return this.call({ operation: "observe", request }, ObserveResultSchema);
+  }
+
+  extract(request: ExtractRequest): Promise<unknown> {
+    return this.call({ operation: "extract", request }, ExtractResultSchema);
+  }
+
+  agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentResult> {
+    if (control.onSafetyCheck) {
+      return Promise.reject(
+        new ServiceValidationError("agent.execute.onSafetyCheck", [
+          {
+            path: [],
+            message:
+              "a function cannot cross to a remote browser: leave onSafetyCheck out (safety checks then stop the run)",
+          },
+        ]),
+      );
+    }
+    return this.call({ operation: "agentExecute", request }, AgentResultSchema, control);
+  }
+
+  private async call<S extends z.ZodType>(
+    call: OperationCall,
+    result: S,
+    control: AgentControl = {},
+  ): Promise<z.output<S>> {
+    const frames = this.transport(JSON.stringify(call), control.signal);
+    for await (const text of frames) {
+      const frame = parseInput(StreamFrameSchema, parseJson(text), `${call.operation} answer`);
+      if (frame.type === "log") {
+        const { message, usage, event } = frame.data;
+        // A frame that carries usage or an event has a line only for clients that read no more.
+        if (!usage && !event) this.sink.logger.relay(message);
+        if (usage) {
+          const { operation, ...figures } = usage;
+          this.sink.metrics.add(operation, figures);
+        }
+        if (event) control.onEvent?.(event);
+        continue;
+      }
+      if (frame.data.status === "finished") {
+        return parseInput(result, frame.data.result, `${call.operation} result`);
+      }
+      if (frame.data.status === "error") {
+        throw fromWireError(
+          frame.data.errorDetail ?? {
+            name: "ServiceError",
+            code: ServiceError.code,
+            message: frame.data.error,
+          },
+        );
+      }
+    }
+    throw new ServiceError(`${call.operation}: the answer ended without a result or an error.`);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ServiceError(`The answer was not JSON: ${text.slice(0, 200)}`);
+  }
+}
