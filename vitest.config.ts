@@ -20,7 +20,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: "loopback",
-          include: ["test/handlers/**/*.test.ts", "test/agent/**/*.test.ts"],
+          include: [
+            "test/handlers/**/*.test.ts",
+            "test/agent/**/*.test.ts",
+            "test/job/runJob.test.ts",
+          ],
           env: { WAYFARER_TEST_ENGINE: "loopback" },
         },
       },

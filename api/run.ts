@@ -8,7 +8,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { job } from "../job.config.js";
-import { ServiceValidationError } from "../lib/errors.js";
+import { codeOf, ServiceValidationError } from "../lib/errors.js";
 import { resolveJob } from "../lib/job/definition.js";
 import { failureMessage } from "../lib/job/failureMessage.js";
 import { type JobResult, runJob } from "../lib/job/runJob.js";
@@ -78,8 +78,12 @@ async function run(request: Request): Promise<Response> {
       },
       started,
     );
+    // Told apart by code, as an error from a remote engine is.
     const status =
-      error instanceof ServiceValidationError && error.where === "request body" ? 400 : 500;
+      codeOf(error) === ServiceValidationError.code &&
+      (error as ServiceValidationError).where === "request body"
+        ? 400
+        : 500;
     return answer(status, { ok: false, error: message });
   }
 }

@@ -19,6 +19,11 @@ export class ServiceError extends Error {
   }
 }
 
+/** The library code of an error (`error.code`), or undefined for an error that is not ours. */
+export function codeOf(error: unknown): string | undefined {
+  return error instanceof ServiceError ? error.code : undefined;
+}
+
 /** Extracted data does not match the schema the caller gave. */
 export class ZodSchemaValidationError extends ServiceError {
   override name = "ZodSchemaValidationError";

@@ -1,5 +1,6 @@
 import pino from "pino";
 import { z } from "zod";
+import { looksLikeSecretName } from "./secrets.js";
 
 /** 0 = error, 1 = info, 2 = debug; a line is emitted when its level ≤ the client's `verbose`. */
 export const LogLevelSchema = z.union([z.literal(0), z.literal(1), z.literal(2)]);
@@ -24,9 +25,6 @@ export interface LoggerOptions {
 }
 
 const REDACTED = "[REDACTED]";
-/** Names of fields holding credentials; `token` only at the end (token counts are not secret). */
-const SECRET_KEY =
-  /api[-_]?key|password|passwd|secret|token$|private[-_]?key|authorization|cookie/i;
 /** Shorter values are too likely to be ordinary words to scrub from every line. */
 const MIN_SECRET_LENGTH = 4;
 /** `scheme://user:password@host` or `scheme://token@host`: any URL's userinfo, known or not. */
@@ -73,7 +71,9 @@ export class Redactor {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       out[k] =
-        SECRET_KEY.test(k) && v !== undefined && v !== null ? REDACTED : this.value(v, depth + 1);
+        looksLikeSecretName(k) && v !== undefined && v !== null
+          ? REDACTED
+          : this.value(v, depth + 1);
     }
     return out;
   }

@@ -5,6 +5,18 @@
 import { SECRET_ENV_VARS } from "./envVars.js";
 import type { ResolvedOptions } from "./options.js";
 
+/**
+ * The one rule for a name that holds a credential: a configuration field, a header, a query
+ * parameter, a log field. Narrow on purpose, because it also runs over data (extracted
+ * results in history): `promptTokens`, `keys`, `author` or `sessionId` are not credentials.
+ */
+const SECRET_NAME =
+  /api[-_]?key|private[-_]?key|access[-_]?key|(?:^|[-_])key$|secret|passw(?:or)?d|passphrase|token$|(?:^|[-_])auth$|authorization|cookie|credential|signature|^sig$|jwt/i;
+
+export function looksLikeSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
 export function secretsOf(
   options: ResolvedOptions,
   env: NodeJS.ProcessEnv = process.env,
@@ -24,8 +36,7 @@ export function secretsOf(
 /** Walks a configuration object for key-like fields (apiKey, private_key, token, headers, URLs). */
 function collect(value: unknown, into: Array<string | undefined>, key = ""): void {
   if (typeof value === "string") {
-    if (/api[-_]?key|private[-_]?key|token|secret|password|authorization/i.test(key))
-      into.push(value);
+    if (looksLikeSecretName(key)) into.push(value);
     if (/url$/i.test(key)) into.push(...urlSecrets(value));
     return;
   }
@@ -37,8 +48,6 @@ function collect(value: unknown, into: Array<string | undefined>, key = ""): voi
   }
 }
 
-/** Header names that carry credentials. */
-const SECRET_HEADER = /auth|key|token|secret|cookie|session|signature|password|credential/i;
 /** Longer values are opaque enough to be credentials whatever the header is called. */
 const OPAQUE_LENGTH = 24;
 
@@ -48,12 +57,9 @@ const OPAQUE_LENGTH = 24;
  */
 export function secretHeaderValues(headers: Record<string, string> | undefined): string[] {
   return Object.entries(headers ?? {})
-    .filter(([name, value]) => SECRET_HEADER.test(name) || value.length >= OPAQUE_LENGTH)
+    .filter(([name, value]) => looksLikeSecretName(name) || value.length >= OPAQUE_LENGTH)
     .map(([, value]) => value);
 }
-
-/** Query parameters whose values are credentials (others, like `?headless=true`, are not). */
-const SECRET_PARAMETER = /key|token|secret|pass|auth|sig|credential|session|jwt/i;
 
 /** The credentials a URL may carry: its userinfo, and key-like query parameters. */
 export function urlSecrets(value: string | undefined): string[] {
@@ -61,7 +67,7 @@ export function urlSecrets(value: string | undefined): string[] {
   try {
     const url = new URL(value);
     const found = [decodeURIComponent(url.username), decodeURIComponent(url.password)];
-    for (const [name, v] of url.searchParams) if (SECRET_PARAMETER.test(name)) found.push(v);
+    for (const [name, v] of url.searchParams) if (looksLikeSecretName(name)) found.push(v);
     return found.filter((s) => s.length > 0);
   } catch {
     return [];

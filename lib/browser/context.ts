@@ -10,6 +10,11 @@ import { awaitAtMost, DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { watchCrashes } from "./crashes.js";
 import { settleDialogs } from "./dialogs.js";
 import { ownSession } from "./frameSessions.js";
+import {
+  guardNavigations,
+  type NavigationAllowance,
+  navigationRefusal,
+} from "./navigationPolicy.js";
 import { networkActivity } from "./networkActivity.js";
 import { type NewTabs, NO_TABS, watchNewTabs } from "./newTabs.js";
 import { Page, type PageHooks } from "./page.js";
@@ -71,8 +76,25 @@ export class Context {
     return this.tabs;
   }
 
+  /**
+   * From now on, every document this browser loads (redirect hops, navigations a page starts,
+   * frames, popups) must pass the navigation policy: http(s), about and data only, and no
+   * link-local or cloud-metadata address, unless `allow` says otherwise. A refused one fails as
+   * blocked. Answers the function that lifts the guard.
+   */
+  async guardNavigations(allow: NavigationAllowance = {}): Promise<() => Promise<void>> {
+    const browser = this.playwrightContext.browser();
+    if (!browser) throw new ServiceError("guardNavigations: this context has no browser to guard.");
+    return guardNavigations(browser, (url) => navigationRefusal(url, allow));
+  }
+
   pages(): Page[] {
     return [...this.open];
+  }
+
+  /** The open page that is `given`, or has `given` (a Playwright page) under it. */
+  pageOf(given: object): Page | undefined {
+    return this.open.find((p) => p === given || p.playwrightPage === given);
   }
 
   activePage(): Page | undefined {

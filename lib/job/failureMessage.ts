@@ -4,7 +4,7 @@
  * job's budget; every other error is made readable by `readableMessage`. Secrets are not this
  * module's concern: the caller redacts the result.
  */
-import { ServiceTimeoutError } from "../errors.js";
+import { codeOf, ServiceTimeoutError } from "../errors.js";
 import { readableMessage } from "../readableError.js";
 
 export interface FailureContext {
@@ -17,7 +17,9 @@ export interface FailureContext {
 export function failureMessage(error: unknown, context: FailureContext = {}): string {
   const { step } = context;
   const text =
-    error instanceof ServiceTimeoutError ? timeoutText(error, context) : readableMessage(error);
+    codeOf(error) === ServiceTimeoutError.code
+      ? timeoutText(error as ServiceTimeoutError, context)
+      : readableMessage(error);
   if (!step) return text;
   // A library error already names its method ("goto: …"); the step says it once.
   const own = text.startsWith(`${step}: `) ? text.slice(step.length + 2) : text;

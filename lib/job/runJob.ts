@@ -4,13 +4,10 @@
  * in time; a step that would overrun is cut off and the error names it. A cap on model tokens
  * stops a runaway run between steps.
  */
+import { type NavigationAllowance, navigationRefusal } from "../browser/navigationPolicy.js";
+import { Client, type ClientInternals } from "../client.js";
 import {
-  guardNavigations,
-  type NavigationAllowance,
-  navigationRefusal,
-} from "../browser/navigationPolicy.js";
-import { Client } from "../client.js";
-import {
+  codeOf,
   NavigationRefusedError,
   ServiceError,
   ServiceTimeoutError,
@@ -32,6 +29,8 @@ export interface JobOptions {
   allow?: NavigationAllowance;
   /** Client options for this run (model keys, launch options, logger). */
   client?: Partial<V3Options>;
+  /** Not public: the test suite runs the job on its own engine (the JSON loopback). */
+  clientInternals?: ClientInternals;
   /** Told as each step starts: a progress line. */
   onStep?: (step: string) => void;
   /**
@@ -56,7 +55,7 @@ async function lastSight(client: Client): Promise<{ url?: string; screenshot?: B
   try {
     const page = client.context.activePage();
     if (!page) return {};
-    const screenshot = await page.playwrightPage
+    const screenshot = await page
       .screenshot({ type: "png", timeout: 1_000 })
       .catch(() => undefined);
     return { url: page.url(), screenshot };
@@ -70,13 +69,16 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
   const cap = options.tokenCap ?? DEFAULT_TOKEN_CAP;
   const refused = await navigationRefusal(job.url, options.allow);
   if (refused) throw new NavigationRefusedError(job.url, refused);
-  const client = new Client({
-    // The template's intended shape is REMOTE (a hosted browser) when its key is set.
-    env: process.env.WAYFARER_API_KEY ? "REMOTE" : "LOCAL",
-    verbose: 0,
-    ...options.client,
-    ...(job.model ? { model: job.model } : {}),
-  } as V3Options);
+  const client = new Client(
+    {
+      // The template's intended shape is REMOTE (a hosted browser) when its key is set.
+      env: process.env.WAYFARER_API_KEY ? "REMOTE" : "LOCAL",
+      verbose: 0,
+      ...options.client,
+      ...(job.model ? { model: job.model } : {}),
+    } as V3Options,
+    options.clientInternals,
+  );
   const timings: Record<string, number> = {};
   let tokens = 0;
   let url: string | undefined;
@@ -108,9 +110,7 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
         deadline.step("init");
         await timed("init", () => client.init());
         const page = client.context.activePage()!;
-        const browser = page.playwrightPage.context().browser();
-        if (browser)
-          await guardNavigations(browser, (next) => navigationRefusal(next, options.allow));
+        await client.context.guardNavigations(options.allow);
         deadline.step("goto");
         await timed("goto", () => page.goto(job.url, { waitUntil: "load", timeout: left() }));
         if (job.act) {
@@ -139,7 +139,8 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
     );
     return { data, timings, tokens, url };
   } catch (error) {
-    expired = error instanceof ServiceTimeoutError || Date.now() - started >= budget - RESERVE_MS;
+    expired =
+      codeOf(error) === ServiceTimeoutError.code || Date.now() - started >= budget - RESERVE_MS;
     if (options.onFailure) options.onFailure({ step, ...(await lastSight(client)) });
     throw error;
   } finally {

@@ -9,7 +9,6 @@ import { z } from "zod";
 import { jsonSchemaOf } from "../api/jsonSchema.js";
 import type { ActRequest, ActResult, ExtractRequest, ObserveRequest } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
-import { Page } from "../browser/page.js";
 import type { Operations } from "../engine/engine.js";
 import { ServiceError, ZodSchemaValidationError } from "../errors.js";
 import type { History, HistoryEntry } from "../history.js";
@@ -151,9 +150,7 @@ export async function frameIdOf(
   given: object | undefined,
 ): Promise<string | undefined> {
   if (given === undefined) return undefined;
-  const found = context
-    .pages()
-    .find((p) => p === given || (!(given instanceof Page) && p.playwrightPage === given));
+  const found = context.pageOf(given);
   if (!found) {
     throw new ServiceError(
       "options.page is not an open page of this client: pass one of client.context.pages().",

@@ -7,7 +7,8 @@ import {
   ServiceValidationError,
 } from "../../lib/index.js";
 import { resolveJob } from "../../lib/job/definition.js";
-import { RESERVE_MS, runJob } from "../../lib/job/runJob.js";
+import { type JobOptions, RESERVE_MS, runJob as runJobOn } from "../../lib/job/runJob.js";
+import { engineInternals } from "../support/clients.js";
 import { failure } from "../support/failure.js";
 import { useModelServer } from "../support/llm/modelServer.js";
 import { OPENAI_USAGE } from "../support/llm/openai.js";
@@ -19,6 +20,10 @@ const model = useModelServer();
 const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-job-test-key-123456" };
 
 const shopModel = scriptedShop();
+
+/** The job on this project's engine: local, or through the JSON loopback. */
+const runJob = (definition: Parameters<typeof runJobOn>[0], options: JobOptions = {}) =>
+  runJobOn(definition, { ...options, clientInternals: engineInternals });
 
 const job = (extra: Record<string, unknown> = {}) =>
   resolveJob(

@@ -5,7 +5,8 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { afterEach, expect } from "vitest";
-import { Client, type V3Options } from "../../lib/index.js";
+import { Client, type ClientInternals } from "../../lib/client.js";
+import type { V3Options } from "../../lib/index.js";
 import { loopbackEngine } from "./loopback.js";
 import { commandLine, waitUntilGone } from "./processes.js";
 
@@ -14,6 +15,9 @@ import { commandLine, waitUntilGone } from "./processes.js";
  * JSON loopback, so the same tests prove the behaviour survives the wire types.
  */
 export const ENGINE = process.env.WAYFARER_TEST_ENGINE === "loopback" ? "loopback" : "local";
+/** What a test gives `new Client(options, internals)` (or runJob) to use that engine. */
+export const engineInternals: ClientInternals =
+  ENGINE === "loopback" ? { engine: loopbackEngine } : {};
 
 export interface OpenedClient {
   client: Client;
@@ -38,7 +42,7 @@ export function useClients() {
     async open(options: Partial<V3Options> = {}): Promise<Client> {
       const client = new Client(
         { env: "LOCAL", disablePino: true, verbose: 0, ...options } as V3Options,
-        ENGINE === "loopback" ? { engine: loopbackEngine } : {},
+        engineInternals,
       );
       const entry: OpenedClient = { client, pid: undefined, sessionDir: undefined };
       opened.push(entry);
