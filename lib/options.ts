@@ -380,6 +380,23 @@ export const ActOptionsSchema = ObserveOptionsSchema.omit({
 });
 export type ActOptions = z.input<typeof ActOptionsSchema>;
 
+/** The event a navigation (goto, reload, goBack, goForward) waits for. */
+export const WaitUntilSchema = z.enum(["load", "domcontentloaded", "networkidle", "commit"]);
+
+export const NavigationOptionsSchema = z
+  .strictObject({
+    waitUntil: WaitUntilSchema.optional().describe(
+      'The event that ends the navigation (default "load").',
+    ),
+    timeout: z
+      .lazy(() => TimeoutSchema)
+      .optional()
+      .describe("The most it may take, in ms (default 30000)."),
+    referer: z.string().optional().describe("goto only: the Referer header to send."),
+  })
+  .optional();
+export type NavigationOptions = z.input<typeof NavigationOptionsSchema>;
+
 /** Positive, bounded wait in ms: every public wait takes one; 0 or Infinity is refused. */
 export const TimeoutSchema = z
   .number({ error: "expected a timeout in milliseconds" })

@@ -9,8 +9,16 @@
  */
 import { z } from "zod";
 import { LogLevelSchema } from "../log.js";
+import { NavigationOptionsSchema } from "../options.js";
 import { WireErrorSchema } from "./errors.js";
-import { AgentEventSchema } from "./operations.js";
+import {
+  ActRequestSchema,
+  AgentEventSchema,
+  AgentExecuteRequestSchema,
+  ExtractRequestSchema,
+  FrameIdSchema,
+  ObserveRequestSchema,
+} from "./operations.js";
 
 export const SuccessBodySchema = z.looseObject({ success: z.literal(true), data: z.unknown() });
 
@@ -75,3 +83,65 @@ export const StreamFrameSchema = z.union([
   }),
 ]);
 export type StreamFrame = z.infer<typeof StreamFrameSchema>;
+
+/** `x-stream-response: true` (which wins) or this field asks for frames instead of one answer. */
+const StreamResponse = z.boolean().optional();
+
+/** `POST /v1/sessions/start`; the model key comes in the `x-model-api-key` header. */
+export const StartBodySchema = z.looseObject({
+  modelName: z.string().optional(),
+  domSettleTimeoutMs: z.number().int().min(0).optional(),
+  verbose: LogLevelSchema.optional(),
+  systemPrompt: z.string().optional(),
+  selfHeal: z.boolean().optional(),
+  useTouch: z.boolean().optional(),
+  browserbaseSessionCreateParams: z.record(z.string(), z.unknown()).optional(),
+  browserbaseSessionID: z.string().min(1).optional(),
+});
+
+/** Its `data`: a service that cannot take the session says so with an error status instead. */
+export const StartDataSchema = z.looseObject({
+  sessionId: z.string().min(1),
+  cdpUrl: z.string().optional(),
+  available: z.boolean(),
+});
+
+export const NavigateBodySchema = z.strictObject({
+  url: z.string().min(1),
+  options: NavigationOptionsSchema,
+  frameId: FrameIdSchema.optional(),
+  streamResponse: StreamResponse,
+});
+
+export const ActBodySchema = ActRequestSchema.extend({ streamResponse: StreamResponse });
+export const ObserveBodySchema = ObserveRequestSchema.extend({ streamResponse: StreamResponse });
+export const ExtractBodySchema = ExtractRequestSchema.extend({ streamResponse: StreamResponse });
+
+/** The reference's AgentExecuteRequest: `frameId` may be null, `shouldCache` asks for an entry. */
+export const AgentExecuteBodySchema = AgentExecuteRequestSchema.extend({
+  frameId: FrameIdSchema.nullable().optional(),
+  streamResponse: StreamResponse,
+  shouldCache: z.boolean().optional(),
+});
+
+/** `GET /v1/sessions/{id}/replay`'s data: each call's method and usage, for the client's metrics. */
+export const ReplayDataSchema = z.looseObject({
+  pages: z.array(
+    z.looseObject({
+      actions: z.array(
+        z.looseObject({
+          method: z.string(),
+          tokenUsage: z
+            .looseObject({
+              inputTokens: z.number().optional(),
+              outputTokens: z.number().optional(),
+              reasoningTokens: z.number().optional(),
+              cachedInputTokens: z.number().optional(),
+              timeMs: z.number().optional(),
+            })
+            .optional(),
+        }),
+      ),
+    }),
+  ),
+});

@@ -5,25 +5,25 @@
 import type { Page as PlaywrightPage, Response } from "playwright-core";
 import { z } from "zod";
 import { ServiceError, ServiceEvalError } from "../errors.js";
-import { parseInput, SelectorSchema, TimeoutSchema } from "../options.js";
+import {
+  type NavigationOptions,
+  NavigationOptionsSchema,
+  parseInput,
+  SelectorSchema,
+  TimeoutSchema,
+  type WaitUntilSchema,
+} from "../options.js";
 import { navigationError, readableError, readableReason, surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocator.js";
 import { ownSession } from "./frameSessions.js";
 import { inPage } from "./inPage.js";
 
-export const WaitUntilSchema = z.enum(["load", "domcontentloaded", "networkidle", "commit"]);
-
-export const NavigationOptionsSchema = z
-  .strictObject({
-    waitUntil: WaitUntilSchema.optional().describe(
-      'The event that ends the navigation (default "load").',
-    ),
-    timeout: TimeoutSchema.optional().describe("The most it may take, in ms (default 30000)."),
-    referer: z.string().optional().describe("goto only: the Referer header to send."),
-  })
-  .optional();
-export type NavigationOptions = z.input<typeof NavigationOptionsSchema>;
+export {
+  type NavigationOptions,
+  NavigationOptionsSchema,
+  WaitUntilSchema,
+} from "../options.js";
 
 export const GotoUrlSchema = z
   .string({ error: "expected the URL to open, as a string" })

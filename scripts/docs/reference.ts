@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
 import { ClickOptionsSchema, TypeOptionsSchema } from "../../lib/browser/deepLocator.js";
-import { NavigationOptionsSchema, ScreenshotOptionsSchema } from "../../lib/browser/page.js";
+import { ScreenshotOptionsSchema } from "../../lib/browser/page.js";
 import { ENV_GROUPS, ENV_VARS, type EnvGroup } from "../../lib/envVars.js";
 import { ERROR_REGISTRY } from "../../lib/errorRegistry.js";
 import { JobDefinitionSchema, JobRequestSchema } from "../../lib/job/definition.js";
@@ -28,6 +28,7 @@ import {
   DialogPolicySchema,
   ExtractOptionsSchema,
   LocalBrowserLaunchOptionsSchema,
+  NavigationOptionsSchema,
   ObserveOptionsSchema,
   ProxySchema,
   V3OptionsSchema,
@@ -187,7 +188,7 @@ const OPTION_SECTIONS: Section[] = [
     title: "Navigation options",
     intro:
       "`page.goto(url, options?)`, `page.reload(options?)`, `page.goBack(options?)`, `page.goForward(options?)`.",
-    source: "lib/browser/page.ts",
+    source: "lib/options.ts",
     shape: objectShape(NavigationOptionsSchema),
     unknown: REFUSED,
   },
