@@ -108,20 +108,27 @@ export class OperationPath {
     return this.run(
       "extract",
       request,
-      async () => checked(await this.deps.operations.extract(request), schema),
+      () => this.deps.operations.extract(request),
       { instruction, ...options },
+      (data) => checked(data, schema),
     );
   }
 
-  private async run<T>(
+  /**
+   * The cache sees what the engine answered (plain data); the caller gets it finished (an
+   * extraction parsed by its own schema), and history records what the caller got.
+   */
+  private async run<R, T = R>(
     method: Method,
     request: unknown,
-    work: () => Promise<T>,
+    work: () => Promise<R>,
     recorded: Record<string, unknown>,
+    finish: (answer: R) => T = (answer) => answer as unknown as T,
   ): Promise<T> {
-    const cached = (await this.deps.cache?.lookup(method, request)) as T | undefined;
-    const result = cached ?? (await work());
-    if (cached === undefined) await this.deps.cache?.store(method, request, result);
+    const cached = (await this.deps.cache?.lookup(method, request)) as R | undefined;
+    const answer = cached ?? (await work());
+    if (cached === undefined) await this.deps.cache?.store(method, request, answer);
+    const result = finish(answer);
     this.deps.history.record(method, recorded, result);
     return result;
   }
