@@ -24,6 +24,7 @@ export default defineConfig({
             "test/handlers/**/*.test.ts",
             "test/agent/**/*.test.ts",
             "test/job/runJob.test.ts",
+            "test/cache/actCache.test.ts",
           ],
           env: { WAYFARER_TEST_ENGINE: "loopback" },
         },

@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { ActResult } from "./api/operations.js";
 import type { Context } from "./browser/context.js";
+import { actionCacheFor } from "./cache/actionCache.js";
 import type { Engine } from "./engine/engine.js";
 import { createEngine, type EngineParts } from "./engine/select.js";
 import { ServiceError, ServiceInitError, ServiceNotInitializedError } from "./errors.js";
@@ -76,6 +77,7 @@ export class Client {
       operations: this.engine.operations,
       ready: (method) => this.ready(method),
       history: this.historyLog,
+      cache: actionCacheFor(this.options, this.logger),
     });
   }
 

@@ -4,7 +4,7 @@
  * it, and a test fails when code reads a variable that is not listed here.
  */
 
-export type EnvGroup = "job" | "deployment" | "model" | "browser" | "agent" | "remote";
+export type EnvGroup = "job" | "deployment" | "model" | "browser" | "cache" | "agent" | "remote";
 
 export interface EnvVar {
   /** The variable's name; `JOB_VAR_<NAME>` stands for a family. */
@@ -23,6 +23,7 @@ export const ENV_GROUPS: Record<EnvGroup, string> = {
   deployment: "The deployment (`api/run.ts`, `scripts/dev.ts`)",
   model: "Model providers (`lib/model/providers.ts`)",
   browser: "The browser (`lib/browser/`, `lib/engine/`)",
+  cache: "The action cache (`lib/cache/`)",
   agent: "The agent's tools (`lib/agent/`)",
   remote: "The remote environment",
 };
@@ -231,6 +232,12 @@ export const ENV_VARS: readonly EnvVar[] = [
     name: "LOCALAPPDATA",
     group: "browser",
     what: "Windows: where a per-user Chrome is looked for.",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_CACHE_IGNORE_PARAMS",
+    group: "cache",
+    what: "Comma-separated query parameters the action cache leaves out of its keys (besides utm_*, gclid, fbclid and other tracking parameters).",
     secret: false,
   },
   {

@@ -32,8 +32,12 @@ export function warnAboutInactiveOptions(input: V3Options, logger: Logger): void
   ];
   if (!given.length && !unknown.length) return;
   const parts = [];
-  if (given.length) parts.push(`${given.join(", ")} have no effect in this version yet`);
-  if (unknown.length) parts.push(`${unknown.join(", ")} are not supported`);
+  const verb = (list: string[], one: string, many: string) => (list.length === 1 ? one : many);
+  if (given.length) {
+    parts.push(`${given.join(", ")} ${verb(given, "has", "have")} no effect in this version yet`);
+  }
+  if (unknown.length)
+    parts.push(`${unknown.join(", ")} ${verb(unknown, "is", "are")} not supported`);
   logger.warn("client", `options ignored: ${parts.join("; ")}`, {
     ignored: [...given, ...unknown],
   });

@@ -197,7 +197,9 @@ export const V3OptionsSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe("A folder for cached actions, replayed without the model. No effect yet."),
+    .describe(
+      "A folder of recorded actions: act replays them without the model, on the same element only (a changed one heals through the model and is written back). Read-only is fine: new entries then go to an overlay under the OS temp folder.",
+    ),
   keepAlive: z
     .boolean()
     .optional()
@@ -254,7 +256,6 @@ export type ResolvedOptions = z.output<typeof V3OptionsSchema>;
 
 /** Options given at top level whose capability a later release builds; they are parsed, not yet used. */
 export const NOT_YET_ACTIVE_OPTIONS = [
-  "cacheDir",
   "serverCache",
   "browserbaseSessionID",
   "browserbaseSessionCreateParams",

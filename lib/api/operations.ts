@@ -27,12 +27,28 @@ const Instruction = z
   .trim()
   .min(1, { error: "expected an instruction, not an empty string" });
 
+/**
+ * What an element was when an action was chosen: its role, its accessible name, and the text
+ * of the nearest enclosing element that tells it apart from look-alikes (the item card around
+ * one of four "Add to cart" buttons). A replay acts only on an element that is still all three.
+ */
+export const ElementIdentitySchema = z.strictObject({
+  role: z.string(),
+  name: z.string(),
+  context: z.string(),
+});
+export type ElementIdentity = z.infer<typeof ElementIdentitySchema>;
+
 export const ActRequestSchema = z.strictObject({
   input: z.union([Instruction, ActionSchema], {
     error: "expected an instruction, or an Action from observe()",
   }),
   options: ActOptionsSchema.omit({ page: true }).optional(),
   frameId: FrameIdSchema.optional(),
+  /** The action cache's: answer the identity of each element acted on. */
+  identify: z.boolean().optional(),
+  /** The action cache's replay: act on the Action's element only if it is still this one. */
+  expect: ElementIdentitySchema.optional(),
 });
 export type ActRequest = z.infer<typeof ActRequestSchema>;
 
@@ -41,6 +57,10 @@ export const ActResultSchema = z.strictObject({
   message: z.string(),
   actionDescription: z.string(),
   actions: z.array(ActionSchema),
+  /** With `identify`: each action's element as it was just before it was acted on. */
+  identities: z.array(ElementIdentitySchema.nullable()).optional(),
+  /** With `expect`: the element was missing or another one; nothing was done. */
+  mismatch: z.boolean().optional(),
 });
 export type ActResult = z.infer<typeof ActResultSchema>;
 

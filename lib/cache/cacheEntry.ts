@@ -5,18 +5,11 @@
  * only on the same element.
  */
 import { z } from "zod";
+import { ElementIdentitySchema } from "../api/operations.js";
 import { ActionSchema } from "../options.js";
 
 /** Raised when the entry's shape changes: an entry of another version is a miss. */
 export const CACHE_ENTRY_VERSION = 1;
-
-export const ElementIdentitySchema = z.strictObject({
-  role: z.string(),
-  name: z.string(),
-  /** The text of the lines that enclose it in the outline, nearest first: what told it apart. */
-  context: z.array(z.string()),
-});
-export type ElementIdentity = z.infer<typeof ElementIdentitySchema>;
 
 export const CachedStepSchema = z.strictObject({
   action: ActionSchema,

@@ -95,7 +95,7 @@ export class CacheStore {
     }
     const version = (data as { version?: unknown } | null)?.version;
     if (version !== CACHE_ENTRY_VERSION) {
-      this.logger.debug("cache", "ignored an entry of another version", { version, key });
+      this.logger.debug("cache", "ignored an entry of another version", { version, cacheKey: key });
       return undefined;
     }
     const parsed = CacheEntrySchema.safeParse(data);
@@ -110,7 +110,7 @@ export class CacheStore {
 
   private giveUp(key: string, error: NodeJS.ErrnoException): void {
     this.logger.warn("cache", "could not write a cache entry; the call goes on uncached", {
-      key,
+      cacheKey: key,
       code: error.code,
       error: error.message,
     });

@@ -56,7 +56,10 @@ export class LocalOperations implements Operations {
   act(request: ActRequest): Promise<ActResult> {
     const options = request.options ?? {};
     return this.run("act", request.frameId, options.timeout, "the action", (context, page, d) =>
-      act(context, page, request.input, options, this.actSettings(), d),
+      act(context, page, request.input, options, this.actSettings(), d, {
+        identify: request.identify,
+        expect: request.expect,
+      }),
     );
   }
 

@@ -4,8 +4,9 @@
  * `selfHeal`, an action that fails (the page changed under it) is looked for again in a fresh
  * outline, by its description, and tried once more.
  */
-import type { ActRequest, ActResult } from "../api/operations.js";
+import type { ActRequest, ActResult, ElementIdentity } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
+import { elementIdentity, sameIdentity } from "../browser/elementIdentity.js";
 import type { Page } from "../browser/page.js";
 import { ServiceValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -28,6 +29,12 @@ export interface ActSettings extends ObserveSettings {
 /** act's options as they arrive, parsed (the page is the one the call is about). */
 export type ActCallOptions = NonNullable<ActRequest["options"]>;
 
+/** The action cache's part: identify the elements acted on, or act only on the one expected. */
+export interface ActCheck {
+  identify?: boolean;
+  expect?: ElementIdentity;
+}
+
 export async function act(
   context: Context,
   page: Page,
@@ -35,6 +42,7 @@ export async function act(
   options: ActCallOptions,
   settings: ActSettings,
   deadline: Deadline,
+  check: ActCheck = {},
 ): Promise<ActResult> {
   return hidingVariablesIn(options, async () => {
     // Watched before acting, so that a tab the action opens is the active page when act
@@ -46,7 +54,7 @@ export async function act(
       return failed(`No element matches "${given}"; nothing was done.`, String(given), []);
     }
     const tabs = await watching;
-    const outcome = await attempt(action, page, options, settings, deadline);
+    const outcome = await attempt(action, page, options, settings, deadline, check);
     await tabs.settled(Math.min(NEW_TAB_WAIT_MS, deadline.remaining()));
     return outcome;
   });
@@ -83,20 +91,43 @@ async function attempt(
   options: ActCallOptions,
   settings: ActSettings,
   deadline: Deadline,
+  check: ActCheck,
 ): Promise<ActResult> {
+  const identities: (ElementIdentity | null)[] = [];
+  const identified = (result: ActResult): ActResult =>
+    check.identify || check.expect ? { ...result, identities } : result;
   try {
+    if (check.identify || check.expect) {
+      // Taken before acting: after a click the element may be gone with its page.
+      deadline.step(`identify ${action.selector}`);
+      const seen = await elementIdentity(page, action.selector, deadline.remaining() / 2);
+      identities.push(seen ?? null);
+      if (check.expect && (!seen || !sameIdentity(seen, check.expect))) {
+        return {
+          ...failed(
+            seen
+              ? `The element is not the one recorded (${describe(check.expect)}; now ${describe(seen)}); nothing was done.`
+              : `The element recorded (${describe(check.expect)}) is not on the page; nothing was done.`,
+            action.description,
+            [action],
+          ),
+          identities,
+          mismatch: true,
+        };
+      }
+    }
     deadline.step(`${action.method ?? "click"} ${action.selector}`);
     await settings.onTarget?.(page, action);
     settings.onVariablesUsed?.(usedBy(action, options.variables));
     await performAction(page, action, options.variables, deadlineShare(deadline));
-    return done(action, [action]);
+    return identified(done(action, [action]));
   } catch (error) {
     // A missing variable is the caller's to fix, not a page that changed.
     if (error instanceof ServiceValidationError) throw error;
     // Typing or pressing again would repeat keys already sent: those are not healed.
     const repeatable = action.method !== "type" && action.method !== "press";
     if (!settings.selfHeal || !repeatable || deadline.signal.aborted) {
-      return failure(error, action, options, settings.logger);
+      return identified(failure(error, action, options, settings.logger));
     }
     // The page changed under the action: find the element again by what it was.
     deadline.step("self-heal");
@@ -109,16 +140,21 @@ async function attempt(
     } catch (modelError) {
       // No model (an Action needs none) or a model failure: the first failure is the answer.
       if (deadline.signal.aborted) throw modelError;
-      return failure(error, action, options, settings.logger);
+      return identified(failure(error, action, options, settings.logger));
     }
-    if (!again) return failure(error, action, options, settings.logger);
+    if (!again) return identified(failure(error, action, options, settings.logger));
     const healed: Action = { ...again, method: action.method, arguments: action.arguments };
     try {
+      if (check.identify) {
+        identities.push(
+          (await elementIdentity(page, healed.selector, deadline.remaining() / 2)) ?? null,
+        );
+      }
       await settings.onTarget?.(page, healed);
       await performAction(page, healed, options.variables, deadline);
-      return done(healed, [action, healed]);
+      return identified(done(healed, [action, healed]));
     } catch (second) {
-      return failure(second, healed, options, settings.logger, [action, healed]);
+      return identified(failure(second, healed, options, settings.logger, [action, healed]));
     }
   }
 }
@@ -179,4 +215,8 @@ function failed(message: string, actionDescription: string, actions: Action[]): 
 function usedBy(action: Action, variables: Variables | undefined): Variables {
   if (!TYPING_METHODS.has(action.method ?? "click")) return {};
   return Object.assign({}, ...(action.arguments ?? []).map((a) => variablesIn(a, variables)));
+}
+
+function describe(identity: ElementIdentity): string {
+  return `${identity.role} "${identity.name}"${identity.context ? ` in "${identity.context.slice(0, 60)}"` : ""}`;
 }

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { jsonSchemaOf } from "../api/jsonSchema.js";
 import type { ActRequest, ActResult, ExtractRequest, ObserveRequest } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
+import type { ActionCache } from "../cache/actionCache.js";
 import type { Operations } from "../engine/engine.js";
 import { ServiceError, ZodSchemaValidationError } from "../errors.js";
 import type { History, HistoryEntry } from "../history.js";
@@ -36,21 +37,13 @@ const ObserveInstruction = z
   .min(1, { error: "expected an instruction, not an empty string" })
   .optional();
 
-/**
- * Where an operation's answer may come from without running it (the action cache). Empty
- * until a cache is configured: every call runs.
- */
-export interface OperationCache {
-  lookup(method: Method, request: unknown): Promise<unknown | undefined>;
-  store(method: Method, request: unknown, result: unknown): Promise<void>;
-}
-
 export interface OperationPathDeps {
   operations: Operations;
   /** The client's pages; throws when init() has not finished or close() was called. */
   ready(method: string): Context;
   history: History;
-  cache?: OperationCache;
+  /** With `cacheDir`: act replays recorded actions without the model. */
+  cache?: ActionCache;
 }
 
 export class OperationPath {
@@ -69,10 +62,20 @@ export class OperationPath {
       options,
       frameId: await frameIdOf(context, page),
     };
-    return this.run("act", request, () => this.deps.operations.act(request), {
+    const recorded = {
       ...(typeof input === "string" ? { instruction: input } : { action: input }),
       ...withVariableNames(options),
-    });
+    };
+    const { cache } = this.deps;
+    if (!cache) return this.run("act", () => this.deps.operations.act(request), recorded);
+    const on = page ? context.pageOf(page) : context.activePage();
+    const answer = await cache.act(request, on?.url() ?? "", (r) => this.deps.operations.act(r));
+    this.deps.history.record(
+      "act",
+      recorded,
+      answer.cacheHit ? { ...answer.result, cacheHit: true } : answer.result,
+    );
+    return answer.result;
   }
 
   async observe(
@@ -88,7 +91,7 @@ export class OperationPath {
       options,
       frameId: await frameIdOf(context, page),
     };
-    return this.run("observe", request, () => this.deps.operations.observe(request), {
+    return this.run("observe", () => this.deps.operations.observe(request), {
       instruction,
       ...withVariableNames(options),
     });
@@ -107,7 +110,6 @@ export class OperationPath {
     };
     return this.run(
       "extract",
-      request,
       () => this.deps.operations.extract(request),
       { instruction, ...options },
       (data) => checked(data, schema),
@@ -115,20 +117,16 @@ export class OperationPath {
   }
 
   /**
-   * The cache sees what the engine answered (plain data); the caller gets it finished (an
-   * extraction parsed by its own schema), and history records what the caller got.
+   * The engine's plain answer, finished for the caller (an extraction parsed by its own
+   * schema); history records what the caller got.
    */
   private async run<R, T = R>(
     method: Method,
-    request: unknown,
     work: () => Promise<R>,
     recorded: Record<string, unknown>,
     finish: (answer: R) => T = (answer) => answer as unknown as T,
   ): Promise<T> {
-    const cached = (await this.deps.cache?.lookup(method, request)) as R | undefined;
-    const answer = cached ?? (await work());
-    if (cached === undefined) await this.deps.cache?.store(method, request, answer);
-    const result = finish(answer);
+    const result = finish(await work());
     this.deps.history.record(method, recorded, result);
     return result;
   }

@@ -27,7 +27,7 @@ const entry = (description = "the Sign in button"): CacheEntry => ({
         method: "click",
         arguments: [],
       },
-      identity: { role: "button", name: "Sign in", context: ['form "Login"'] },
+      identity: { role: "button", name: "Sign in", context: "Login Email Sign in" },
     },
   ],
 });

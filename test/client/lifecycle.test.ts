@@ -115,7 +115,9 @@ describe("construction", () => {
     } as V3Options);
     const warnings = lines.filter((l) => l.message.startsWith("options ignored"));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.message).toContain("cacheDir, serverCache have no effect");
+    // cacheDir is active now (the action cache): only serverCache is still inactive.
+    expect(warnings[0]!.message).toContain("serverCache has no effect");
+    expect(warnings[0]!.message).not.toContain("cacheDir");
     expect(warnings[0]!.message).toContain(
       "headles, localBrowserLaunchOptions.locale are not supported",
     );

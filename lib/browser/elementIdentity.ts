@@ -1,0 +1,100 @@
+/**
+ * What an element is, in the terms the action cache checks before it replays an action: its
+ * role, its accessible name, and the text of the nearest enclosing element that says more than
+ * the element itself (the product card around one of four "Add to cart" buttons). Computed the
+ * same way when an action is recorded and when it is replayed, so the two compare exactly.
+ */
+import type { ElementIdentity } from "../api/operations.js";
+import { ServiceValidationError } from "../errors.js";
+import { inPage } from "./inPage.js";
+import type { Page } from "./page.js";
+
+/** The identity of the one element `selector` matches, or undefined when none does in time. */
+export async function elementIdentity(
+  page: Page,
+  selector: string,
+  timeoutMs: number,
+): Promise<ElementIdentity | undefined> {
+  let handle: Awaited<ReturnType<ReturnType<Page["deepLocator"]>["elementHandle"]>>;
+  try {
+    handle = await page
+      .deepLocator(selector)
+      .elementHandle({ timeout: Math.max(1, Math.floor(timeoutMs)) });
+  } catch (error) {
+    // Not there in time (or not one element) is an answer; a bad call is not.
+    if (error instanceof ServiceValidationError) throw error;
+    return undefined;
+  }
+  try {
+    return await handle.evaluate(IDENTITY_IN_PAGE);
+  } catch {
+    return undefined;
+  } finally {
+    await handle.dispose().catch(() => {});
+  }
+}
+
+export function sameIdentity(a: ElementIdentity, b: ElementIdentity): boolean {
+  return a.role === b.role && a.name === b.name && a.context === b.context;
+}
+
+const IDENTITY_IN_PAGE = inPage((element: Element): ElementIdentity => {
+  const words = (text: string | null | undefined, max: number) =>
+    (text ?? "").replace(/\s+/g, " ").trim().slice(0, max);
+  // textContent, not innerText: the same answer whatever the layout, and no layout pass.
+  const textOf = (el: Element) => words(el.textContent, 300);
+  const tag = element.tagName.toLowerCase();
+  const type = (element.getAttribute("type") ?? "").toLowerCase();
+  const implicit: Record<string, string> = {
+    a: element.hasAttribute("href") ? "link" : "generic",
+    button: "button",
+    select: "combobox",
+    textarea: "textbox",
+    img: "img",
+    summary: "button",
+    h1: "heading",
+    h2: "heading",
+    h3: "heading",
+    h4: "heading",
+    h5: "heading",
+    h6: "heading",
+  };
+  const inputRole = ["button", "submit", "reset"].includes(type)
+    ? "button"
+    : ["checkbox", "radio"].includes(type)
+      ? type
+      : "textbox";
+  const role =
+    element.getAttribute("role") ?? (tag === "input" ? inputRole : (implicit[tag] ?? tag));
+  const labelled = element
+    .getAttribute("aria-labelledby")
+    ?.split(/\s+/)
+    .map((id) => element.ownerDocument.getElementById(id)?.textContent ?? "")
+    .join(" ");
+  const labels = (element as HTMLInputElement).labels;
+  const name = words(
+    element.getAttribute("aria-label") ||
+      labelled ||
+      (labels?.length ? [...labels].map((l) => l.textContent).join(" ") : "") ||
+      element.getAttribute("alt") ||
+      element.getAttribute("placeholder") ||
+      (["button", "submit", "reset"].includes(type) ? (element as HTMLInputElement).value : "") ||
+      textOf(element) ||
+      element.getAttribute("title"),
+    200,
+  );
+  // Up through parents and shadow hosts to the first element whose text says more.
+  let context = "";
+  for (let at: Node | null = element; at; ) {
+    const parent: Node | null =
+      at.parentNode instanceof ShadowRoot ? at.parentNode.host : at.parentNode;
+    if (!(parent instanceof Element)) break;
+    const text = textOf(parent);
+    if (text && text !== name && text.length > name.length) {
+      context = text;
+      break;
+    }
+    at = parent;
+  }
+  return { role, name, context };
+});

@@ -1,0 +1,155 @@
+/**
+ * act without the model, on the operation path (so it works the same on any engine). A miss
+ * runs the call with `identify` and records the performed Action with its element's identity;
+ * a hit replays the Action with `expect`, and the engine acts only if the element is still the
+ * one recorded. A missing or different element heals through the model (when selfHeal allows),
+ * and the healed step is written back; nothing is clicked on a mismatch.
+ */
+import type { ActRequest, ActResult } from "../api/operations.js";
+import { MissingLLMConfigurationError, ServiceError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { ModelConfiguration } from "../model/config.js";
+import type { ResolvedOptions } from "../options.js";
+import { CACHE_ENTRY_VERSION, type CacheEntry } from "./cacheEntry.js";
+import { cacheKey } from "./cacheKey.js";
+import { CacheStore } from "./cacheStore.js";
+
+export interface ActionCacheSettings {
+  store: CacheStore;
+  logger: Logger;
+  selfHeal: boolean;
+  /** The client's model and system prompt: part of every key. */
+  model: ModelConfiguration | { modelId: string; provider: string } | undefined;
+  systemPrompt: string | undefined;
+  /** More query parameters to leave out of keys (WAYFARER_CACHE_IGNORE_PARAMS). */
+  ignoreParameters: readonly string[];
+}
+
+/** An act answer, and whether it came from the cache. */
+export interface CachedAct {
+  result: ActResult;
+  cacheHit: boolean;
+}
+
+export class ActionCache {
+  constructor(private readonly settings: ActionCacheSettings) {}
+
+  async act(
+    request: ActRequest,
+    url: string,
+    run: (request: ActRequest) => Promise<ActResult>,
+  ): Promise<CachedAct> {
+    const instruction = request.input;
+    // An Action is already what a cache would replay.
+    if (typeof instruction !== "string") return { result: await run(request), cacheHit: false };
+    const { logger, store } = this.settings;
+    const key = cacheKey({
+      method: "act",
+      instruction,
+      url,
+      variables: request.options?.variables,
+      model: request.options?.model ?? this.settings.model,
+      systemPrompt: this.settings.systemPrompt,
+      ignoreParameters: this.settings.ignoreParameters,
+    });
+    const entry = await store.read(key.value);
+    if (entry) {
+      const replayed = await this.replay(entry, request, run);
+      if (replayed.done) {
+        logger.info("cache", "act replayed from the cache, no model call", { cacheKey: key.value });
+        return { result: replayed.result, cacheHit: true };
+      }
+      logger.info("cache", "the cached element changed; finding it again", {
+        cacheKey: key.value,
+        reason: replayed.result.message,
+      });
+      if (!this.settings.selfHeal) return { result: plain(replayed.result), cacheHit: false };
+    }
+    let result: ActResult;
+    try {
+      result = await run({ ...request, identify: true });
+    } catch (error) {
+      if (entry && error instanceof MissingLLMConfigurationError) {
+        throw new ServiceError(
+          `act("${instruction}"): the cached element is gone or changed, and there is no model to find it again (${error.message}) Nothing was clicked. Configure the model, or record the entry again.`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    const performed = result.actions.at(-1);
+
+    const identity = result.identities?.at(-1);
+    if (result.success && performed && identity) {
+      await store.write({
+        version: CACHE_ENTRY_VERSION,
+        key: key.value,
+        method: "act",
+        createdAt: new Date().toISOString(),
+        parts: key.parts,
+        steps: [{ action: performed, identity }],
+      });
+      logger.debug("cache", entry ? "healed entry written back" : "entry written", {
+        cacheKey: key.value,
+      });
+    }
+    return { result: plain(result), cacheHit: false };
+  }
+
+  /** Each recorded step, acted on only if its element is still the one recorded. */
+  private async replay(
+    entry: CacheEntry,
+    request: ActRequest,
+    run: (request: ActRequest) => Promise<ActResult>,
+  ): Promise<{ done: boolean; result: ActResult }> {
+    let last: ActResult | undefined;
+    for (const step of entry.steps) {
+      last = await run({
+        input: step.action,
+        options: request.options,
+        frameId: request.frameId,
+        expect: step.identity,
+      });
+      if (last.mismatch) return { done: false, result: last };
+      if (!last.success) return { done: true, result: plain(last) };
+    }
+    if (!last) return { done: false, result: emptyEntry() };
+    return { done: true, result: plain(last) };
+  }
+}
+
+/** The answer as the caller knows it: the cache's own fields left out. */
+function plain(result: ActResult): ActResult {
+  const { identities: _identities, mismatch: _mismatch, ...rest } = result;
+  return rest;
+}
+
+function emptyEntry(): ActResult {
+  return {
+    success: false,
+    message: "the cached entry has no steps",
+    actionDescription: "",
+    actions: [],
+  };
+}
+
+/** The client's action cache: one when `cacheDir` is given, none otherwise. */
+export function actionCacheFor(
+  options: ResolvedOptions,
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): ActionCache | undefined {
+  if (!options.cacheDir) return undefined;
+  const { llmClient } = options;
+  return new ActionCache({
+    store: new CacheStore(options.cacheDir, logger),
+    logger,
+    selfHeal: options.selfHeal,
+    model: llmClient ? { modelId: llmClient.modelId, provider: llmClient.provider } : options.model,
+    systemPrompt: options.systemPrompt,
+    ignoreParameters: (env.WAYFARER_CACHE_IGNORE_PARAMS ?? "")
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean),
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * act with cacheDir, on real Chromium with the model kit: the second run makes no model call;
+ * other variable values share the entry; an element that changed is never clicked, heals through
+ * the model and is written back; with no model to heal, a clear error.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Client, LogLine } from "../../lib/index.js";
+import { useClients } from "../support/clients.js";
+import { failure } from "../support/failure.js";
+import { useModelServer } from "../support/llm/modelServer.js";
+import { shopModel } from "../support/llm/shopModel.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const server = useStaticServer();
+const model = useModelServer();
+const clients = useClients();
+const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-cache-test-key-123456" };
+
+const cart = (client: Client) =>
+  client.context.activePage()!.evaluate(() => document.getElementById("cart")!.textContent);
+
+/** Black tea's item moved to the end: its old place now holds White tea's button. */
+const moveBlackTeaLast = (client: Client) =>
+  client.context.activePage()!.evaluate(() => {
+    const black = [...document.querySelectorAll("li")].find((li) =>
+      li.textContent!.includes("Black"),
+    )!;
+    black.parentElement!.append(black);
+  });
+
+describe("the action cache", () => {
+  it("records on a miss and replays with no model call", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    model.use(shopModel());
+    const first = await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir });
+    const recorded = await first.act("add black tea to the cart");
+    expect(recorded.success).toBe(true);
+    expect(await cart(first)).toBe("Cart: black");
+    expect(model.requests()).toHaveLength(1);
+    const [file] = readdirSync(cacheDir);
+    const entry = JSON.parse(readFileSync(join(cacheDir, file!), "utf8"));
+    expect(entry.steps[0].identity).toMatchObject({ role: "button", name: "Add to cart" });
+    expect(entry.steps[0].identity.context).toContain("Black tea");
+
+    const lines: LogLine[] = [];
+    const second = await clients.openOn(server.url("outline/shop.html"), {
+      model: MODEL,
+      cacheDir,
+      verbose: 1,
+      logger: (l: LogLine) => lines.push(l),
+    });
+    const replayed = await second.act("add black tea to the cart");
+    expect(replayed.success).toBe(true);
+    expect(await cart(second)).toBe("Cart: black");
+    expect(model.requests()).toHaveLength(1);
+    expect((await second.metrics).actPromptTokens).toBe(0);
+    expect((await second.history).at(-1)).toMatchObject({
+      method: "act",
+      result: { cacheHit: true },
+    });
+    expect(lines.map((l) => l.message)).toContain("act replayed from the cache, no model call");
+  });
+
+  it("never clicks another item's button: the changed element heals and is written back", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    model.use(shopModel());
+    const first = await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir });
+    await first.act("add black tea to the cart");
+    const recorded = readFileSync(join(cacheDir, readdirSync(cacheDir)[0]!), "utf8");
+
+    const second = await clients.openOn(server.url("outline/shop.html"), {
+      model: MODEL,
+      cacheDir,
+    });
+    await moveBlackTeaLast(second);
+    const healed = await second.act("add black tea to the cart");
+    expect(healed.success).toBe(true);
+    // White tea's button stood at the recorded place; Black tea's was clicked.
+    expect(await cart(second)).toBe("Cart: black");
+    expect(model.requests()).toHaveLength(2);
+    const rewritten = readFileSync(join(cacheDir, readdirSync(cacheDir)[0]!), "utf8");
+    expect(JSON.parse(rewritten).steps[0].action.selector).not.toBe(
+      JSON.parse(recorded).steps[0].action.selector,
+    );
+
+    // The healed entry replays on the changed page with no model call.
+    const third = await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir });
+    await moveBlackTeaLast(third);
+    await third.act("add black tea to the cart");
+    expect(await cart(third)).toBe("Cart: black");
+    expect(model.requests()).toHaveLength(2);
+  });
+
+  it("with selfHeal off, does nothing on a changed element and says why", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    model.use(shopModel());
+    await (await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir })).act(
+      "add black tea to the cart",
+    );
+    const client = await clients.openOn(server.url("outline/shop.html"), {
+      model: MODEL,
+      cacheDir,
+      selfHeal: false,
+    });
+    await moveBlackTeaLast(client);
+    const result = await client.act("add black tea to the cart");
+    expect(result.success).toBe(false);
+    expect(result.message).toMatch(/not the one recorded/);
+    expect(await cart(client)).toBe("Cart: empty");
+    expect(model.requests()).toHaveLength(1);
+  });
+
+  it("a removed element with no model configured: a clear error, nothing clicked", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    model.use(shopModel());
+    await (await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir })).act(
+      "add black tea to the cart",
+    );
+    // The same model named, but no key for it here (as on a deployment without the key).
+    const client = await clients.openOn(server.url("outline/shop.html"), {
+      cacheDir,
+      model: "openai/gpt-4.1-mini",
+    });
+    await client.context.activePage()!.evaluate(() => {
+      for (const li of document.querySelectorAll("li"))
+        if (li.textContent!.includes("Black")) li.remove();
+    });
+    const error = await failure(client.act("add black tea to the cart"));
+    expect(error.message).toMatch(
+      /cached element is gone or changed, and there is no model to find it again/,
+    );
+    expect(error.message).toContain("OPENAI_API_KEY");
+    expect(await cart(client)).toBe("Cart: empty");
+  });
+});
