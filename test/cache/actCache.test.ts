@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import type { Client, LogLine } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
-import { useModelServer } from "../support/llm/modelServer.js";
+import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { openaiResponses } from "../support/llm/openai.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -62,6 +63,43 @@ describe("the action cache", () => {
       result: { cacheHit: true },
     });
     expect(lines.map((l) => l.message)).toContain("act replayed from the cache, no model call");
+  });
+
+  it("shares one entry between runs with other variable values, and never stores a value", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    model.use(
+      openaiResponses((r) => ({
+        elements: [
+          {
+            elementId: idOfLine(promptOf(r), 'textbox "Password"'),
+            description: "the Password field",
+            method: "fill",
+            arguments: ["%password%"],
+          },
+        ],
+      })),
+    );
+    const typed = async (value: string) => {
+      const client = await clients.openOn(server.url("outline/form.html"), {
+        model: MODEL,
+        cacheDir,
+      });
+      const result = await client.act("type %password% into the Password field", {
+        variables: { password: value },
+      });
+      expect(result.success).toBe(true);
+      return client.context
+        .activePage()!
+        .evaluate(() => (document.getElementById("password") as HTMLInputElement).value);
+    };
+    expect(await typed("first-secret-1")).toBe("first-secret-1");
+    expect(await typed("second-secret-2")).toBe("second-secret-2");
+    expect(model.requests()).toHaveLength(1);
+    const files = readdirSync(cacheDir);
+    expect(files).toHaveLength(1);
+    const text = readFileSync(join(cacheDir, files[0]!), "utf8");
+    expect(text).toContain("%password%");
+    expect(text).not.toMatch(/first-secret|second-secret/);
   });
 
   it("never clicks another item's button: the changed element heals and is written back", async () => {
