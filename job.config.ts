@@ -12,4 +12,6 @@ export const job: Partial<JobDefinition> = {
   extract: "the title of the top story",
   // schema: z.object({ title: z.string(), points: z.number() }),
   model: "openai/gpt-4.1-mini",
+  // Recorded actions: `npm start` records, commit the folder, the deployment replays.
+  cacheDir: "job-cache",
 };

@@ -58,6 +58,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "JOB_CACHE_DIR",
+    group: "job",
+    what: "The folder of the job's recorded actions (the action cache).",
+    unset: "`cacheDir` of job.config.ts",
+    secret: false,
+  },
+  {
     name: "JOB_BUDGET_MS",
     group: "job",
     what: "The job's whole time budget in ms (5000–800000); the answer comes before it ends.",

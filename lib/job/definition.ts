@@ -1,7 +1,7 @@
 /**
  * What a job is: a page, an action, what to extract, optionally a schema, a model and
  * variables. The environment overrides a definition: JOB_URL, JOB_ACT, JOB_EXTRACT, JOB_MODEL,
- * JOB_BUDGET_MS, and JOB_VAR_<NAME> for `%NAME%` (values never sent to the model).
+ * JOB_CACHE_DIR, JOB_BUDGET_MS, and JOB_VAR_<NAME> for `%NAME%` (values never sent to the model).
  */
 import { z } from "zod";
 import { ModelConfigurationSchema } from "../model/config.js";
@@ -36,6 +36,13 @@ export const JobDefinitionSchema = z.strictObject({
   variables: VariablesSchema.optional().describe(
     "Values for `%name%` tokens; `JOB_VAR_<NAME>` sets one from the environment.",
   ),
+  cacheDir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "A folder of recorded actions, committed with the repository and bundled with the function: the job's act replays them without the model. `npm start` records; a deployment replays, and its healed entries go to an overlay under the OS temp folder. `JOB_CACHE_DIR` overrides it.",
+    ),
   budgetMs: z
     .number()
     .int()
@@ -87,6 +94,7 @@ export function resolveJob(
       ...(env.JOB_ACT ? { act: env.JOB_ACT } : {}),
       ...(env.JOB_EXTRACT ? { extract: env.JOB_EXTRACT } : {}),
       ...(env.JOB_MODEL ? { model: env.JOB_MODEL } : {}),
+      ...(env.JOB_CACHE_DIR ? { cacheDir: env.JOB_CACHE_DIR } : {}),
       ...(budget !== undefined ? { budgetMs: budget } : {}),
       ...(Object.keys(variables).length ? { variables } : {}),
       ...overrides,

@@ -76,6 +76,7 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
       verbose: 0,
       ...options.client,
       ...(job.model ? { model: job.model } : {}),
+      ...(job.cacheDir ? { cacheDir: job.cacheDir } : {}),
     } as V3Options,
     options.clientInternals,
   );

@@ -1,6 +1,9 @@
 import { createHmac } from "node:crypto";
+import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import * as run from "../../api/run.js";
 import { RESERVE_MS } from "../../lib/job/runJob.js";
@@ -36,6 +39,8 @@ beforeEach(() => {
   process.env.JOB_ACT = "add black tea to the cart";
   process.env.JOB_EXTRACT = "what is in the cart";
   process.env.JOB_MODEL = "openai/gpt-4.1-mini";
+  // The job's recorded actions go to a folder of the test's own, never the repository's.
+  process.env.JOB_CACHE_DIR = mkdtempSync(join(tmpdir(), "wayfarer-api-cache-"));
 });
 afterEach(() => restoreEnv());
 

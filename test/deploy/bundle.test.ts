@@ -52,6 +52,8 @@ describe("the function's bundle", () => {
     const files = new Set([...fileList, ...included]);
     expect([...files].some((f) => f.endsWith("@sparticuz/chromium/bin/chromium.br"))).toBe(true);
     expect([...files]).toContain("job.config.ts");
+    // The committed action cache travels with the function.
+    expect([...files]).toContain("job-cache/README.md");
     let bytes = 0;
     for (const f of files) bytes += statSync(join(ROOT, f)).size;
     console.log(`bundle: ${files.size} files, ${(bytes / 1024 / 1024).toFixed(1)} MB`);

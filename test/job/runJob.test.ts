@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TokenCapError } from "../../lib/errors.js";
@@ -46,6 +49,19 @@ describe("runJob", () => {
     expect(steps).toEqual(["init", "goto", "act", "extract", "close"]);
     expect(Object.keys(result.timings)).toEqual(["init", "goto", "act", "extract", "close"]);
     expect(result.tokens).toBe(2 * (OPENAI_USAGE.input + OPENAI_USAGE.output));
+  });
+
+  it("with a committed cache, the second run's act asks no model; its extract still does", async () => {
+    model.use(shopModel);
+    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-job-cache-"));
+    const first = await runJob(job({ cacheDir }));
+    expect(first.data).toBe("Cart: black");
+    expect(model.requests()).toHaveLength(2);
+    const second = await runJob(job({ cacheDir }));
+    expect(second.data).toBe("Cart: black");
+    // One more request: today's extract. The act was replayed.
+    expect(model.requests()).toHaveLength(3);
+    expect(second.tokens).toBe(OPENAI_USAGE.input + OPENAI_USAGE.output);
   });
 
   it("a schema's result is JSON text; no extract instruction is an empty string", async () => {
