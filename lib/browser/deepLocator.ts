@@ -72,6 +72,11 @@ export class DeepLocator {
     readonly selector: string,
     /** Takes secrets out of an error before it is thrown (the client's redactor). */
     private readonly scrub: <E>(error: E) => E = (error) => error,
+    /**
+     * Told of the element once it is resolved, before an action touches it; what it throws
+     * stops the action (the action cache checks the element is still the one recorded).
+     */
+    private readonly guard?: (element: ElementHandle) => Promise<void>,
   ) {
     try {
       this.parsed = parseSelector(selector);
@@ -227,6 +232,7 @@ export class DeepLocator {
         const element = await this.waitForOne(d);
         d.step("resolved");
         try {
+          await this.guard?.(element);
           const result = await run(element, d);
           // An action that outlived its deadline is not ours to account for.
           if (INPUTS.has(name) && !d.signal.aborted) noteAction(this.page);

@@ -4,34 +4,13 @@
  * the element itself (the product card around one of four "Add to cart" buttons). Computed the
  * same way when an action is recorded and when it is replayed, so the two compare exactly.
  */
+import type { ElementHandle } from "playwright-core";
 import type { ElementIdentity } from "../api/operations.js";
-import { ServiceValidationError } from "../errors.js";
 import { inPage } from "./inPage.js";
-import type { Page } from "./page.js";
 
-/** The identity of the one element `selector` matches, or undefined when none does in time. */
-export async function elementIdentity(
-  page: Page,
-  selector: string,
-  timeoutMs: number,
-): Promise<ElementIdentity | undefined> {
-  let handle: Awaited<ReturnType<ReturnType<Page["deepLocator"]>["elementHandle"]>>;
-  try {
-    handle = await page
-      .deepLocator(selector)
-      .elementHandle({ timeout: Math.max(1, Math.floor(timeoutMs)) });
-  } catch (error) {
-    // Not there in time (or not one element) is an answer; a bad call is not.
-    if (error instanceof ServiceValidationError) throw error;
-    return undefined;
-  }
-  try {
-    return await handle.evaluate(IDENTITY_IN_PAGE);
-  } catch {
-    return undefined;
-  } finally {
-    await handle.dispose().catch(() => {});
-  }
+/** The identity of an element already resolved (one call into the page). */
+export function identityOfElement(element: ElementHandle): Promise<ElementIdentity> {
+  return element.evaluate(IDENTITY_IN_PAGE);
 }
 
 export function sameIdentity(a: ElementIdentity, b: ElementIdentity): boolean {

@@ -2,7 +2,7 @@
  * The page users hold. Playwright's signatures, every wait bounded, inputs checked at the
  * boundary. Interaction goes through DeepLocator so that every selector form works everywhere.
  */
-import type { Page as PlaywrightPage, Response } from "playwright-core";
+import type { ElementHandle, Page as PlaywrightPage, Response } from "playwright-core";
 import { z } from "zod";
 import { ServiceError, ServiceEvalError } from "../errors.js";
 import {
@@ -169,11 +169,16 @@ export class Page {
     return this.playwrightPage.locator(parseInput(SelectorSchema, selector, "locator.selector"));
   }
 
-  deepLocator(selector: string): DeepLocator {
+  /**
+   * A locator through iframes (`>>`) and shadow roots. `guard` (the action cache's) is told of
+   * the element once resolved, before an action touches it, and may stop the action.
+   */
+  deepLocator(selector: string, guard?: (element: ElementHandle) => Promise<void>): DeepLocator {
     return new DeepLocator(
       this.playwrightPage,
       parseInput(SelectorSchema, selector, "deepLocator.selector"),
       (error) => this.hooks.scrub(error),
+      guard,
     );
   }
 

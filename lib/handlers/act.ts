@@ -4,9 +4,10 @@
  * `selfHeal`, an action that fails (the page changed under it) is looked for again in a fresh
  * outline, by its description, and tried once more.
  */
+import type { ElementHandle } from "playwright-core";
 import type { ActRequest, ActResult, ElementIdentity } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
-import { elementIdentity, sameIdentity } from "../browser/elementIdentity.js";
+import { identityOfElement, sameIdentity } from "../browser/elementIdentity.js";
 import type { Page } from "../browser/page.js";
 import { ServiceValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -96,34 +97,29 @@ async function attempt(
   const identities: (ElementIdentity | null)[] = [];
   const identified = (result: ActResult): ActResult =>
     check.identify || check.expect ? { ...result, identities } : result;
+  // Read from the element the action is about to touch, in the same resolution: taken before
+  // acting, because after a click the element may be gone with its page.
+  const guardFor = (slot: number) =>
+    check.identify || check.expect
+      ? async (element: ElementHandle) => {
+          const seen = await identityOfElement(element);
+          identities[slot] = seen;
+          if (check.expect && !sameIdentity(seen, check.expect)) {
+            throw new NotTheRecordedElement(seen);
+          }
+        }
+      : undefined;
   try {
-    if (check.identify || check.expect) {
-      // Taken before acting: after a click the element may be gone with its page.
-      deadline.step(`identify ${action.selector}`);
-      const seen = await elementIdentity(page, action.selector, deadline.remaining() / 2);
-      identities.push(seen ?? null);
-      if (check.expect && (!seen || !sameIdentity(seen, check.expect))) {
-        return {
-          ...failed(
-            seen
-              ? `The element is not the one recorded (${describe(check.expect)}; now ${describe(seen)}); nothing was done.`
-              : `The element recorded (${describe(check.expect)}) is not on the page; nothing was done.`,
-            action.description,
-            [action],
-          ),
-          identities,
-          mismatch: true,
-        };
-      }
-    }
     deadline.step(`${action.method ?? "click"} ${action.selector}`);
     await settings.onTarget?.(page, action);
     settings.onVariablesUsed?.(usedBy(action, options.variables));
-    await performAction(page, action, options.variables, deadlineShare(deadline));
+    await performAction(page, action, options.variables, deadlineShare(deadline), guardFor(0));
     return identified(done(action, [action]));
   } catch (error) {
     // A missing variable is the caller's to fix, not a page that changed.
     if (error instanceof ServiceValidationError) throw error;
+    // A replay acts on the recorded element or not at all: the cache heals, not this.
+    if (check.expect) return mismatchResult(action, check.expect, error, identities);
     // Typing or pressing again would repeat keys already sent: those are not healed.
     const repeatable = action.method !== "type" && action.method !== "press";
     if (!settings.selfHeal || !repeatable || deadline.signal.aborted) {
@@ -145,13 +141,8 @@ async function attempt(
     if (!again) return identified(failure(error, action, options, settings.logger));
     const healed: Action = { ...again, method: action.method, arguments: action.arguments };
     try {
-      if (check.identify) {
-        identities.push(
-          (await elementIdentity(page, healed.selector, deadline.remaining() / 2)) ?? null,
-        );
-      }
       await settings.onTarget?.(page, healed);
-      await performAction(page, healed, options.variables, deadline);
+      await performAction(page, healed, options.variables, deadline, guardFor(1));
       return identified(done(healed, [action, healed]));
     } catch (second) {
       return identified(failure(second, healed, options, settings.logger, [action, healed]));
@@ -219,4 +210,28 @@ function usedBy(action: Action, variables: Variables | undefined): Variables {
 
 function describe(identity: ElementIdentity): string {
   return `${identity.role} "${identity.name}"${identity.context ? ` in "${identity.context.slice(0, 60)}"` : ""}`;
+}
+
+/** Thrown by the replay's guard: the element found is not the one recorded. */
+class NotTheRecordedElement extends Error {
+  constructor(readonly seen: ElementIdentity) {
+    super("the element is not the one recorded");
+  }
+}
+
+/** A replay that did not act: another element stands there, or none came in time. */
+function mismatchResult(
+  action: Action,
+  expected: ElementIdentity,
+  error: unknown,
+  identities: (ElementIdentity | null)[],
+): ActResult {
+  let seen: ElementIdentity | undefined;
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof NotTheRecordedElement) seen = e.seen;
+  }
+  const message = seen
+    ? `The element is not the one recorded (${describe(expected)}; now ${describe(seen)}); nothing was done.`
+    : `The element recorded (${describe(expected)}) did not come in time; nothing was done.`;
+  return { ...failed(message, action.description, [action]), identities, mismatch: true };
 }

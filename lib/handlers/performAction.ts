@@ -3,6 +3,7 @@
  * replaced by the variables' values here, at the last moment: the values never reach a model,
  * a log or the history.
  */
+import type { ElementHandle } from "playwright-core";
 import type { Page } from "../browser/page.js";
 import { ServiceError } from "../errors.js";
 import type { Action, Variables } from "../options.js";
@@ -14,9 +15,11 @@ export async function performAction(
   action: Action,
   variables: Variables | undefined,
   deadline: Deadline,
+  /** Told of the element once resolved, before it is touched (the action cache's check). */
+  guard?: (element: ElementHandle) => Promise<void>,
 ): Promise<void> {
   const args = (action.arguments ?? []).map((a) => fillVariables(a, variables));
-  const target = page.deepLocator(action.selector);
+  const target = page.deepLocator(action.selector, guard);
   const timeout = deadline.remaining();
   const first = args[0] ?? "";
   switch (action.method ?? "click") {
