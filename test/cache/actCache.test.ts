@@ -3,7 +3,7 @@
  * other variable values share the entry; an element that changed is never clicked, heals through
  * the model and is written back; with no model to heal, a clear error.
  */
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -130,6 +130,23 @@ describe("the action cache", () => {
     await third.act("add black tea to the cart");
     expect(await cart(third)).toBe("Cart: black");
     expect(model.requests()).toHaveLength(2);
+  });
+
+  it("treats an entry of another version as a miss: the model is asked, the entry rewritten", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    model.use(shopModel());
+    await (await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir })).act(
+      "add black tea to the cart",
+    );
+    const file = join(cacheDir, readdirSync(cacheDir)[0]!);
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), version: 0 }));
+    const client = await clients.openOn(server.url("outline/shop.html"), {
+      model: MODEL,
+      cacheDir,
+    });
+    expect((await client.act("add black tea to the cart")).success).toBe(true);
+    expect(model.requests()).toHaveLength(2);
+    expect(JSON.parse(readFileSync(file, "utf8")).version).toBe(1);
   });
 
   it("with selfHeal off, does nothing on a changed element and says why", async () => {
