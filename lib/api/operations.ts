@@ -73,6 +73,16 @@ export type ObserveRequest = z.infer<typeof ObserveRequestSchema>;
 
 export const ObserveResultSchema = z.array(ActionSchema);
 
+/** The action cache's question: what are these elements now (none acted on)? */
+export const IdentifyRequestSchema = z.strictObject({
+  selectors: z.array(z.string().min(1)),
+  frameId: FrameIdSchema.optional(),
+  timeout: z.number().int().positive().max(600_000).optional(),
+});
+export type IdentifyRequest = z.infer<typeof IdentifyRequestSchema>;
+/** One identity per selector, null where no single element answers it in time. */
+export const IdentifyResultSchema = z.array(ElementIdentitySchema.nullable());
+
 /** A JSON Schema object, as zod's `z.toJSONSchema` writes one. */
 export const JsonSchemaSchema = z
   .record(z.string(), z.unknown())
@@ -134,5 +144,6 @@ export const OperationCallSchema = z.discriminatedUnion("operation", [
   z.strictObject({ operation: z.literal("observe"), request: ObserveRequestSchema }),
   z.strictObject({ operation: z.literal("extract"), request: ExtractRequestSchema }),
   z.strictObject({ operation: z.literal("agentExecute"), request: AgentExecuteRequestSchema }),
+  z.strictObject({ operation: z.literal("identify"), request: IdentifyRequestSchema }),
 ]);
 export type OperationCall = z.infer<typeof OperationCallSchema>;

@@ -5,11 +5,18 @@
  * one recorded. A missing or different element heals through the model (when selfHeal allows),
  * and the healed step is written back; nothing is clicked on a mismatch.
  */
-import type { ActRequest, ActResult } from "../api/operations.js";
+import type {
+  ActRequest,
+  ActResult,
+  ElementIdentity,
+  IdentifyRequest,
+  ObserveRequest,
+} from "../api/operations.js";
+import { sameIdentity } from "../browser/elementIdentity.js";
 import { MissingLLMConfigurationError, ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ModelConfiguration } from "../model/config.js";
-import type { ResolvedOptions } from "../options.js";
+import type { Action, ResolvedOptions } from "../options.js";
 import { CACHE_ENTRY_VERSION, type CacheEntry } from "./cacheEntry.js";
 import { cacheKey } from "./cacheKey.js";
 import { CacheStore } from "./cacheStore.js";
@@ -24,6 +31,9 @@ export interface ActionCacheSettings {
   /** More query parameters to leave out of keys (WAYFARER_CACHE_IGNORE_PARAMS). */
   ignoreParameters: readonly string[];
 }
+
+/** How long a cached observe waits for each recorded element before it calls it gone. */
+const IDENTIFY_TIMEOUT_MS = 4_000;
 
 /** An act answer, and whether it came from the cache. */
 export interface CachedAct {
@@ -94,6 +104,65 @@ export class ActionCache {
       });
     }
     return { result: plain(result), cacheHit: false };
+  }
+
+  /**
+   * observe with an instruction: a hit answers the recorded Actions when every element is still
+   * the one recorded (asked with `identify`, nothing touched); otherwise the model is asked
+   * again and the entry rewritten. An observe without an instruction asks no model: not cached.
+   */
+  async observe(
+    request: ObserveRequest,
+    url: string,
+    run: (request: ObserveRequest) => Promise<Action[]>,
+    identify: (request: IdentifyRequest) => Promise<(ElementIdentity | null)[]>,
+  ): Promise<{ result: Action[]; cacheHit: boolean }> {
+    const { instruction } = request;
+    if (!instruction) return { result: await run(request), cacheHit: false };
+    const { logger, store } = this.settings;
+    const { selector, ignoreSelectors } = request.options ?? {};
+    const key = cacheKey({
+      method: "observe",
+      instruction,
+      url,
+      variables: request.options?.variables,
+      options: { selector, ignoreSelectors },
+      model: request.options?.model ?? this.settings.model,
+      systemPrompt: this.settings.systemPrompt,
+      ignoreParameters: this.settings.ignoreParameters,
+    });
+    const ask = (selectors: string[]) =>
+      identify({ selectors, frameId: request.frameId, timeout: IDENTIFY_TIMEOUT_MS });
+    const entry = await store.read(key.value);
+    if (entry) {
+      const seen = await ask(entry.steps.map((s) => s.action.selector));
+      const same = entry.steps.every((step, i) => {
+        const now = seen[i];
+        return step.identity && now && sameIdentity(now, step.identity);
+      });
+      if (same) {
+        logger.info("cache", "observe answered from the cache, no model call", {
+          cacheKey: key.value,
+        });
+        return { result: entry.steps.map((s) => s.action), cacheHit: true };
+      }
+      logger.info("cache", "the cached elements changed; observing again", { cacheKey: key.value });
+    }
+    const actions = await run(request);
+    if (actions.length) {
+      const identities = await ask(actions.map((a) => a.selector));
+      if (identities.every((i) => i !== null)) {
+        await store.write({
+          version: CACHE_ENTRY_VERSION,
+          key: key.value,
+          method: "observe",
+          createdAt: new Date().toISOString(),
+          parts: key.parts,
+          steps: actions.map((action, i) => ({ action, identity: identities[i]! })),
+        });
+      }
+    }
+    return { result: actions, cacheHit: false };
   }
 
   /** Each recorded step, acted on only if its element is still the one recorded. */

@@ -9,7 +9,9 @@ import type {
   ActResult,
   AgentEvent,
   AgentExecuteRequest,
+  ElementIdentity,
   ExtractRequest,
+  IdentifyRequest,
   ObserveRequest,
 } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
@@ -32,6 +34,8 @@ export interface Operations {
   /** `{ pageText }`, `{ extraction }` or the data in the request's JSON Schema. */
   extract(request: ExtractRequest): Promise<unknown>;
   agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentResult>;
+  /** The elements' identities now, nothing acted on (the action cache's check of observe). */
+  identify(request: IdentifyRequest): Promise<(ElementIdentity | null)[]>;
 }
 
 export interface Engine {

@@ -12,10 +12,13 @@ import type {
   ActRequest,
   ActResult,
   AgentExecuteRequest,
+  ElementIdentity,
   ExtractRequest,
+  IdentifyRequest,
   ObserveRequest,
 } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
+import { identityOfElement } from "../browser/elementIdentity.js";
 import type { Page } from "../browser/page.js";
 import { act } from "../handlers/act.js";
 import { extractData, extractPageText } from "../handlers/extract.js";
@@ -81,6 +84,28 @@ export class LocalOperations implements Operations {
     const wanted = schema === undefined ? undefined : zodSchemaOf(schema);
     return this.run("extract", request.frameId, options.timeout, "the extraction", (_, p, d) =>
       extractData(p, instruction, wanted, options, this.settings(), d),
+    );
+  }
+
+  identify(request: IdentifyRequest): Promise<(ElementIdentity | null)[]> {
+    return this.run("identify", request.frameId, request.timeout, "the elements", (_, page, d) =>
+      Promise.all(
+        request.selectors.map(async (selector) => {
+          const timeout = Math.max(1, Math.floor(d.remaining() / 2));
+          const element = await page
+            .deepLocator(selector)
+            .elementHandle({ timeout })
+            .catch(() => undefined);
+          if (!element) return null;
+          try {
+            return await identityOfElement(element);
+          } catch {
+            return null;
+          } finally {
+            await element.dispose().catch(() => {});
+          }
+        }),
+      ),
     );
   }
 

@@ -12,8 +12,11 @@ import {
   ActResultSchema,
   type AgentExecuteRequest,
   AgentResultSchema,
+  type ElementIdentity,
   type ExtractRequest,
   ExtractResultSchema,
+  type IdentifyRequest,
+  IdentifyResultSchema,
   type ObserveRequest,
   ObserveResultSchema,
   type OperationCall,
@@ -44,6 +47,10 @@ export class WireOperations implements Operations {
 
   extract(request: ExtractRequest): Promise<unknown> {
     return this.call({ operation: "extract", request }, ExtractResultSchema);
+  }
+
+  identify(request: IdentifyRequest): Promise<(ElementIdentity | null)[]> {
+    return this.call({ operation: "identify", request }, IdentifyResultSchema);
   }
 
   agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentResult> {

@@ -91,10 +91,23 @@ export class OperationPath {
       options,
       frameId: await frameIdOf(context, page),
     };
-    return this.run("observe", () => this.deps.operations.observe(request), {
-      instruction,
-      ...withVariableNames(options),
-    });
+    const recorded = { instruction, ...withVariableNames(options) };
+    const { cache, operations } = this.deps;
+    if (!cache) return this.run("observe", () => operations.observe(request), recorded);
+    const on = page ? context.pageOf(page) : context.activePage();
+    const answer = await cache.observe(
+      request,
+      on?.url() ?? "",
+      (r) => operations.observe(r),
+      (r) => operations.identify(r),
+    );
+    // The answer is a list: whether it came from the cache is told with the call's parameters.
+    this.deps.history.record(
+      "observe",
+      answer.cacheHit ? { ...recorded, cacheHit: true } : recorded,
+      answer.result,
+    );
+    return answer.result;
   }
 
   async extract(call: ExtractCall): Promise<unknown> {

@@ -190,4 +190,41 @@ describe("the action cache", () => {
     expect(error.message).toContain("OPENAI_API_KEY");
     expect(await cart(client)).toBe("Cart: empty");
   });
+
+  it("answers observe from the cache while the elements are the ones recorded, else asks again", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-observe-cache-"));
+    model.use(
+      openaiResponses((r) => ({
+        elements: [
+          {
+            elementId: idOfLine(
+              promptOf(r).slice(promptOf(r).indexOf('link "Black tea"')),
+              'button "Add to cart"',
+            ),
+            description: "Add to cart, Black tea",
+            method: "click",
+            arguments: [],
+          },
+        ],
+      })),
+    );
+    const open = () => clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir });
+    const first = await (await open()).observe("the button that adds black tea");
+    expect(first).toHaveLength(1);
+    expect(model.requests()).toHaveLength(1);
+
+    const again = await open();
+    expect(await again.observe("the button that adds black tea")).toEqual(first);
+    expect(model.requests()).toHaveLength(1);
+    expect((await again.history).at(-1)).toMatchObject({ parameters: { cacheHit: true } });
+
+    // Black tea moved: the recorded selector now names White tea's button; the model is asked.
+    const moved = await open();
+    await moveBlackTeaLast(moved);
+    const found = await moved.observe("the button that adds black tea");
+    expect(model.requests()).toHaveLength(2);
+    expect(found[0]!.selector).not.toBe(first[0]!.selector);
+    await moved.act(found[0]!);
+    expect(await cart(moved)).toBe("Cart: black");
+  });
 });

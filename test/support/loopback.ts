@@ -116,5 +116,7 @@ function run(
       return operations.extract(call.request);
     case "agentExecute":
       return operations.agentExecute(call.request, { signal, onEvent });
+    case "identify":
+      return operations.identify(call.request);
   }
 }
