@@ -17,8 +17,8 @@ import { MissingLLMConfigurationError, ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { ModelConfiguration } from "../model/config.js";
 import type { Action, ResolvedOptions } from "../options.js";
-import { CACHE_ENTRY_VERSION, type CacheEntry } from "./cacheEntry.js";
-import { cacheKey } from "./cacheKey.js";
+import { CACHE_ENTRY_VERSION, type CachedStep, type CacheEntry } from "./cacheEntry.js";
+import { type CacheKey, cacheKey } from "./cacheKey.js";
 import { CacheStore } from "./cacheStore.js";
 
 export interface ActionCacheSettings {
@@ -91,14 +91,7 @@ export class ActionCache {
 
     const identity = result.identities?.at(-1);
     if (result.success && performed && identity) {
-      await store.write({
-        version: CACHE_ENTRY_VERSION,
-        key: key.value,
-        method: "act",
-        createdAt: new Date().toISOString(),
-        parts: key.parts,
-        steps: [{ action: performed, identity }],
-      });
+      await this.write(key, "act", [{ action: performed, identity }]);
       logger.debug("cache", entry ? "healed entry written back" : "entry written", {
         cacheKey: key.value,
       });
@@ -152,17 +145,25 @@ export class ActionCache {
     if (actions.length) {
       const identities = await ask(actions.map((a) => a.selector));
       if (identities.every((i) => i !== null)) {
-        await store.write({
-          version: CACHE_ENTRY_VERSION,
-          key: key.value,
-          method: "observe",
-          createdAt: new Date().toISOString(),
-          parts: key.parts,
-          steps: actions.map((action, i) => ({ action, identity: identities[i]! })),
-        });
+        await this.write(
+          key,
+          "observe",
+          actions.map((action, i) => ({ action, identity: identities[i]! })),
+        );
       }
     }
     return { result: actions, cacheHit: false };
+  }
+
+  private write(key: CacheKey, method: CacheEntry["method"], steps: CachedStep[]): Promise<void> {
+    return this.settings.store.write({
+      version: CACHE_ENTRY_VERSION,
+      key: key.value,
+      method,
+      createdAt: new Date().toISOString(),
+      parts: key.parts,
+      steps,
+    });
   }
 
   /** Each recorded step, acted on only if its element is still the one recorded. */
