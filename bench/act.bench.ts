@@ -12,6 +12,7 @@ import { Client } from "../lib/index.js";
 import { idOfLine, promptOf } from "../test/support/llm/modelServer.js";
 import { openaiResponses } from "../test/support/llm/openai.js";
 import { median } from "./median.js";
+import { timedOnQuietPage } from "./quietTiming.js";
 import { startBenchServer } from "./snapshot/server.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -48,14 +49,7 @@ const client = new Client({
   disablePino: true,
   model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench" },
 });
-// Each call starts on a quiet page: the previous call's click changed the DOM, and a capture
-// right after a change waits (up to 100 ms) for it to settle, which is not what is measured.
-const time = async (work: () => Promise<unknown>) => {
-  await new Promise((r) => setTimeout(r, 150));
-  const t0 = performance.now();
-  await work();
-  return performance.now() - t0;
-};
+const time = timedOnQuietPage;
 
 try {
   await client.init();

@@ -13,6 +13,7 @@ import { setupServer } from "msw/node";
 import { Client } from "../lib/index.js";
 import { shopModel } from "../test/support/llm/shopModel.js";
 import { median } from "./median.js";
+import { timedOnQuietPage } from "./quietTiming.js";
 import { startBenchServer } from "./snapshot/server.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -33,13 +34,7 @@ const uncached = new Client({
   disablePino: true,
   model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench" },
 });
-// Each call starts on a quiet page, as in bench:act.
-const time = async (work: () => Promise<unknown>) => {
-  await new Promise((r) => setTimeout(r, 150));
-  const t0 = performance.now();
-  await work();
-  return performance.now() - t0;
-};
+const time = timedOnQuietPage;
 
 try {
   await Promise.all([client.init(), uncached.init()]);
