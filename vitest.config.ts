@@ -25,6 +25,7 @@ export default defineConfig({
             "test/agent/**/*.test.ts",
             "test/job/runJob.test.ts",
             "test/cache/actCache.test.ts",
+            "test/cache/agentCache.test.ts",
           ],
           env: { WAYFARER_TEST_ENGINE: "loopback" },
         },

@@ -5,7 +5,8 @@
 import type { z } from "zod";
 import type { ActResult } from "./api/operations.js";
 import type { Context } from "./browser/context.js";
-import { actionCacheFor } from "./cache/actionCache.js";
+import { ActionCache, cacheSettingsFor } from "./cache/actionCache.js";
+import { AgentCache } from "./cache/agentCache.js";
 import type { Engine } from "./engine/engine.js";
 import { createEngine, type EngineParts } from "./engine/select.js";
 import { ServiceError, ServiceInitError, ServiceNotInitializedError } from "./errors.js";
@@ -40,6 +41,7 @@ export class Client {
   private readonly logger: Logger;
   private readonly engine: Engine;
   private readonly path: OperationPath;
+  private readonly agentCache: AgentCache | undefined;
   private readonly historyLog: History;
   private readonly metricsLog = new MetricsRecorder();
   private initializing: Promise<void> | undefined;
@@ -73,12 +75,14 @@ export class Client {
       records: { metrics: this.metricsLog },
     };
     this.engine = (internals.engine ?? createEngine)(parts);
+    const cache = cacheSettingsFor(this.options, this.logger);
     this.path = new OperationPath({
       operations: this.engine.operations,
       ready: (method) => this.ready(method),
       history: this.historyLog,
-      cache: actionCacheFor(this.options, this.logger),
+      cache: cache && new ActionCache(cache),
     });
+    this.agentCache = cache && new AgentCache(cache, this.engine.operations);
   }
 
   /**
@@ -168,6 +172,7 @@ export class Client {
       ready: (method) => this.ready(method),
       logger: this.logger,
       clientModel: { model: this.options.model, custom: this.options.llmClient !== undefined },
+      cache: this.agentCache,
     });
   }
 

@@ -3,7 +3,7 @@
  * and the clean-up. The client's agent handle (lib/operations/agentHandle.ts) calls it through
  * the engine with a parsed request; streaming and library-only options are the handle's.
  */
-import type { AgentExecuteRequest } from "../api/operations.js";
+import type { AgentExecuteRequest, AgentStep } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
 import { guardNavigations, navigationRefusal } from "../browser/navigationPolicy.js";
 import { NO_TABS } from "../browser/newTabs.js";
@@ -20,6 +20,7 @@ import type { ResolvedAgentConfig } from "./agentConfig.js";
 import { pointAt, removeCursor } from "./cursor.js";
 import { runLoop } from "./loop.js";
 import { captureMasked } from "./maskedCapture.js";
+import { Recording } from "./recording.js";
 import { screenFor } from "./screen.js";
 import { agentSystemPrompt, taskMessage } from "./systemPrompt.js";
 import type { AgentRun } from "./tools/defineTool.js";
@@ -40,13 +41,21 @@ export interface AgentDeps {
   env?: NodeJS.ProcessEnv;
 }
 
+/** A run's result; with `shouldCache`, its replayable steps when it can be replayed. */
+export interface AgentRunOutcome {
+  result: AgentResult;
+  /** The URL of the page the run started on (what a cache keys on). */
+  startUrl: string;
+  steps?: AgentStep[];
+}
+
 /** One run, as the local engine performs it: the request is parsed, the page is named by id. */
 export async function runAgent(
   config: ResolvedAgentConfig,
   deps: AgentDeps,
-  request: { executeOptions: AgentExecuteRequest["executeOptions"]; frameId?: string },
+  request: Pick<AgentExecuteRequest, "executeOptions" | "frameId" | "shouldCache">,
   control: AgentControl,
-): Promise<AgentResult> {
+): Promise<AgentRunOutcome> {
   const { logger } = deps;
   const options = request.executeOptions;
   const context = deps.context();
@@ -57,20 +66,15 @@ export async function runAgent(
   const models = deps.models.scoped({ operation: "agent" });
   const page = () => activePageOf(context);
   const used: Variables = { ...deps.typedVariables() };
+  // Coordinates cannot be replayed: only dom runs record their steps.
+  const recording = request.shouldCache && config.mode === "dom" ? new Recording() : undefined;
   const run = newRun(config, deps, context, page, models, options, control, used, search);
+  run.recording = recording !== undefined;
   const start = page();
+  const startUrl = start.url();
   let unguardNavigations: (() => Promise<void>) | undefined;
   try {
-    // Every document the run loads passes the navigation-safety rule: goto's URL, redirects,
-    // links act clicks and navigations the page starts; the model is told of each refusal.
-    const browser = context.playwrightContext.browser();
-    unguardNavigations = browser
-      ? await guardNavigations(
-          browser,
-          (url) => navigationRefusal(url, run.navigation),
-          (url, reason) => run.refused.push(`${url} (${reason})`),
-        )
-      : undefined;
+    unguardNavigations = await guardRun(run);
     run.newTabs = await context.newTabs();
     const title = await start.playwrightPage.title().catch(() => "");
     logger.info("agent", "run started", {
@@ -104,13 +108,15 @@ export async function runAgent(
       variables: used,
       redactor: logger.redactor,
       emit: (event) => control.onEvent?.(event),
+      recording,
     });
     logger.info("agent", "run finished", {
       success: result.success,
       completed: result.completed,
       steps: result.metadata?.steps,
     });
-    return result;
+    const replayable = result.success && result.completed ? recording?.result() : undefined;
+    return { result, startUrl, steps: replayable };
   } catch (error) {
     throw logger.redactor.error(error);
   } finally {
@@ -123,8 +129,24 @@ export async function runAgent(
   }
 }
 
+/**
+ * Every document the run loads passes the navigation-safety rule: goto's URL, redirects, links
+ * act clicks and navigations the page starts; the model is told of each refusal. Answers the
+ * guard's removal.
+ */
+export async function guardRun(run: AgentRun): Promise<(() => Promise<void>) | undefined> {
+  const browser = run.context.playwrightContext.browser();
+  return browser
+    ? await guardNavigations(
+        browser,
+        (url) => navigationRefusal(url, run.navigation),
+        (url, reason) => run.refused.push(`${url} (${reason})`),
+      )
+    : undefined;
+}
+
 /** What every tool of one run works with. */
-function newRun(
+export function newRun(
   config: ResolvedAgentConfig,
   deps: AgentDeps,
   context: Context,
@@ -158,6 +180,7 @@ function newRun(
     highlightCursor: options.highlightCursor === true,
     onSafetyCheck: control.onSafetyCheck,
     newTabs: NO_TABS,
+    recording: false,
     logger: deps.logger,
   };
 }

@@ -15,6 +15,7 @@ import { readableMessage, surface } from "../readableError.js";
 import { withTimeout } from "../timeout.js";
 import { hideVariables } from "../variables.js";
 import { Conversation, type ToolResultEntry } from "./conversation.js";
+import type { Recording } from "./recording.js";
 import type { AgentRun, AgentTool, ToolOutput } from "./tools/defineTool.js";
 
 /** A single model turn of the agent may take this long before the run fails. */
@@ -37,6 +38,8 @@ export interface LoopSettings {
   variables: Variables | undefined;
   redactor: Redactor;
   emit: (event: AgentEvent) => void;
+  /** With `shouldCache`: the tool calls that changed the page, as steps a replay repeats. */
+  recording?: Recording;
 }
 
 type StopReason = "done" | "text" | "maxSteps" | "aborted" | (string & {});
@@ -126,6 +129,8 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       const started = Date.now();
       const outcome = await runTool(call, byName, s, (u) => spent.add(u));
       const timeMs = Date.now() - started;
+      if (outcome.ok && outcome.output.replay !== undefined)
+        s.recording?.add(outcome.output.replay);
       const text = clean(outcome.ok ? outcome.output.text : outcome.error);
       const failed = outcome.ok ? outcome.output.failed : outcome.error;
       results.push({

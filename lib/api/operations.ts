@@ -9,12 +9,15 @@ import { z } from "zod";
 import {
   ActionSchema,
   ActOptionsSchema,
+  AgentActionSchema,
   AgentConfigSchema,
   AgentExecuteOptionsSchema,
   AgentResultSchema,
   AgentUsageSchema,
   ExtractOptionsSchema,
   ObserveOptionsSchema,
+  TimeoutSchema,
+  VariablesSchema,
 } from "../options.js";
 
 export const FrameIdSchema = z
@@ -107,9 +110,60 @@ export const AgentExecuteRequestSchema = z.strictObject({
     onSafetyCheck: true,
   }),
   frameId: FrameIdSchema.optional(),
+  /** The reference's: record the run's replayable steps and answer them as a cache entry. */
+  shouldCache: z.boolean().optional(),
 });
 export type AgentExecuteRequest = z.infer<typeof AgentExecuteRequestSchema>;
 export { AgentResultSchema };
+
+/**
+ * One step of an agent run that a replay performs again without the model: an element action
+ * (act, each field of fillForm) with the identity its element had and the words that asked for
+ * it (a heal asks the model with them), or a page tool's call as the model made it.
+ */
+export const AgentStepSchema = z.discriminatedUnion("tool", [
+  z.strictObject({
+    tool: z.literal("act"),
+    action: ActionSchema,
+    identity: ElementIdentitySchema,
+    instruction: z.string().min(1),
+  }),
+  z.strictObject({ tool: z.literal("goto"), input: z.strictObject({ url: z.string().min(1) }) }),
+  z.strictObject({ tool: z.literal("back"), input: z.strictObject({}) }),
+  z.strictObject({
+    tool: z.literal("scroll"),
+    input: z.strictObject({ direction: z.enum(["up", "down"]), screens: z.number().positive() }),
+  }),
+  z.strictObject({
+    tool: z.literal("keys"),
+    input: z.strictObject({ keys: z.array(z.string().min(1)).min(1) }),
+  }),
+  z.strictObject({
+    tool: z.literal("wait"),
+    input: z.strictObject({ seconds: z.number().positive().max(30) }),
+  }),
+]);
+export type AgentStep = z.infer<typeof AgentStepSchema>;
+
+/** The agent cache's replay: recorded steps performed again in order, no model call. */
+export const AgentReplayRequestSchema = z.strictObject({
+  steps: z.array(AgentStepSchema),
+  variables: VariablesSchema.optional(),
+  frameId: FrameIdSchema.optional(),
+  /** The most each step may take, as a tool call's toolTimeout. */
+  stepTimeout: z.lazy(() => TimeoutSchema).optional(),
+});
+export type AgentReplayRequest = z.infer<typeof AgentReplayRequestSchema>;
+
+export const AgentReplayResultSchema = z.strictObject({
+  /** How many steps, from the first, were performed. */
+  performed: z.number().int().min(0),
+  /** The performed steps as an agent result lists its actions. */
+  actions: z.array(AgentActionSchema),
+  /** The step that stopped the replay; `mismatch` when its element was missing or another. */
+  stopped: z.strictObject({ message: z.string(), mismatch: z.boolean() }).optional(),
+});
+export type AgentReplayResult = z.infer<typeof AgentReplayResultSchema>;
 
 /** What a run tells as it goes; a streaming caller reads these, the service sends them as SSE. */
 export const AgentEventSchema = z.discriminatedUnion("type", [
@@ -145,5 +199,6 @@ export const OperationCallSchema = z.discriminatedUnion("operation", [
   z.strictObject({ operation: z.literal("extract"), request: ExtractRequestSchema }),
   z.strictObject({ operation: z.literal("agentExecute"), request: AgentExecuteRequestSchema }),
   z.strictObject({ operation: z.literal("identify"), request: IdentifyRequestSchema }),
+  z.strictObject({ operation: z.literal("agentReplay"), request: AgentReplayRequestSchema }),
 ]);
 export type OperationCall = z.infer<typeof OperationCallSchema>;

@@ -60,6 +60,8 @@ export const StreamFrameSchema = z.union([
       status: z.literal("finished"),
       result: z.unknown(),
       cacheHit: z.boolean().optional(),
+      /** agentExecute with `shouldCache`: `{cacheKey, entry}` for the client's cache. */
+      cacheEntry: z.unknown().optional(),
     }),
   }),
   z.looseObject({
@@ -121,7 +123,6 @@ export const ExtractBodySchema = ExtractRequestSchema.extend({ streamResponse: S
 export const AgentExecuteBodySchema = AgentExecuteRequestSchema.extend({
   frameId: FrameIdSchema.nullable().optional(),
   streamResponse: StreamResponse,
-  shouldCache: z.boolean().optional(),
 });
 
 /** `GET /v1/sessions/{id}/replay`'s data: each call's method and usage, for the client's metrics. */

@@ -15,18 +15,18 @@ import type {
 import { sameIdentity } from "../browser/elementIdentity.js";
 import { MissingLLMConfigurationError, ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { ModelConfiguration } from "../model/config.js";
 import type { Action, ResolvedOptions } from "../options.js";
-import { CACHE_ENTRY_VERSION, type CachedStep, type CacheEntry } from "./cacheEntry.js";
-import { type CacheKey, cacheKey } from "./cacheKey.js";
+import { type ActionEntry, type CachedStep, newEntry } from "./cacheEntry.js";
+import { type CacheKey, cacheKey, ignoredParameters, type KeyModel } from "./cacheKey.js";
 import { CacheStore } from "./cacheStore.js";
 
-export interface ActionCacheSettings {
+/** What the act, observe and agent caches of one client share. */
+export interface CacheSettings {
   store: CacheStore;
   logger: Logger;
   selfHeal: boolean;
   /** The client's model and system prompt: part of every key. */
-  model: ModelConfiguration | { modelId: string; provider: string } | undefined;
+  model: KeyModel;
   systemPrompt: string | undefined;
   /** More query parameters to leave out of keys (WAYFARER_CACHE_IGNORE_PARAMS). */
   ignoreParameters: readonly string[];
@@ -42,7 +42,7 @@ export interface CachedAct {
 }
 
 export class ActionCache {
-  constructor(private readonly settings: ActionCacheSettings) {}
+  constructor(private readonly settings: CacheSettings) {}
 
   async act(
     request: ActRequest,
@@ -52,7 +52,7 @@ export class ActionCache {
     const instruction = request.input;
     // An Action is already what a cache would replay.
     if (typeof instruction !== "string") return { result: await run(request), cacheHit: false };
-    const { logger, store } = this.settings;
+    const { logger } = this.settings;
     const key = cacheKey({
       method: "act",
       instruction,
@@ -62,7 +62,7 @@ export class ActionCache {
       systemPrompt: this.settings.systemPrompt,
       ignoreParameters: this.settings.ignoreParameters,
     });
-    const entry = await store.read(key.value);
+    const entry = await this.read(key);
     if (entry) {
       const replayed = await this.replay(entry, request, run);
       if (replayed.done) {
@@ -112,7 +112,7 @@ export class ActionCache {
   ): Promise<{ result: Action[]; cacheHit: boolean }> {
     const { instruction } = request;
     if (!instruction) return { result: await run(request), cacheHit: false };
-    const { logger, store } = this.settings;
+    const { logger } = this.settings;
     const { selector, ignoreSelectors } = request.options ?? {};
     const key = cacheKey({
       method: "observe",
@@ -126,7 +126,7 @@ export class ActionCache {
     });
     const ask = (selectors: string[]) =>
       identify({ selectors, frameId: request.frameId, timeout: IDENTIFY_TIMEOUT_MS });
-    const entry = await store.read(key.value);
+    const entry = await this.read(key);
     if (entry) {
       const seen = await ask(entry.steps.map((s) => s.action.selector));
       const same = entry.steps.every((step, i) => {
@@ -155,20 +155,18 @@ export class ActionCache {
     return { result: actions, cacheHit: false };
   }
 
-  private write(key: CacheKey, method: CacheEntry["method"], steps: CachedStep[]): Promise<void> {
-    return this.settings.store.write({
-      version: CACHE_ENTRY_VERSION,
-      key: key.value,
-      method,
-      createdAt: new Date().toISOString(),
-      parts: key.parts,
-      steps,
-    });
+  private async read(key: CacheKey): Promise<ActionEntry | undefined> {
+    const entry = await this.settings.store.read(key.value);
+    return entry?.method === "agent" ? undefined : entry;
+  }
+
+  private write(key: CacheKey, method: ActionEntry["method"], steps: CachedStep[]): Promise<void> {
+    return this.settings.store.write(newEntry(key, { method, steps }));
   }
 
   /** Each recorded step, acted on only if its element is still the one recorded. */
   private async replay(
-    entry: CacheEntry,
+    entry: ActionEntry,
     request: ActRequest,
     run: (request: ActRequest) => Promise<ActResult>,
   ): Promise<{ done: boolean; result: ActResult }> {
@@ -203,23 +201,25 @@ function emptyEntry(): ActResult {
   };
 }
 
-/** The client's action cache: one when `cacheDir` is given, none otherwise. */
-export function actionCacheFor(
+/** The client's cache settings: set when `cacheDir` is given, undefined otherwise. */
+export function cacheSettingsFor(
   options: ResolvedOptions,
   logger: Logger,
   env: NodeJS.ProcessEnv = process.env,
-): ActionCache | undefined {
+): CacheSettings | undefined {
   if (!options.cacheDir) return undefined;
-  const { llmClient } = options;
-  return new ActionCache({
+  return {
     store: new CacheStore(options.cacheDir, logger),
     logger,
     selfHeal: options.selfHeal,
-    model: llmClient ? { modelId: llmClient.modelId, provider: llmClient.provider } : options.model,
+    model: keyModelOf(options),
     systemPrompt: options.systemPrompt,
-    ignoreParameters: (env.WAYFARER_CACHE_IGNORE_PARAMS ?? "")
-      .split(",")
-      .map((p) => p.trim())
-      .filter(Boolean),
-  });
+    ignoreParameters: ignoredParameters(env),
+  };
+}
+
+/** The model calls use when they name none, as keys see it. */
+export function keyModelOf(options: ResolvedOptions): KeyModel {
+  const { llmClient } = options;
+  return llmClient ? { modelId: llmClient.modelId, provider: llmClient.provider } : options.model;
 }

@@ -6,6 +6,7 @@
  * version is part of the key: an entry written under another version is a miss, never an error.
  */
 import { createHash } from "node:crypto";
+import type { AgentExecuteRequest } from "../api/operations.js";
 import type { ModelConfiguration } from "../model/config.js";
 
 /** Raised when what goes into a key, or what a key means, changes. */
@@ -25,7 +26,7 @@ export interface KeyInput {
   variables?: Record<string, unknown>;
   /** Options that change what the call does (a scope, an agent's mode), as plain data. */
   options?: Record<string, unknown>;
-  model?: ModelConfiguration | { modelId: string; provider: string };
+  model?: KeyModel;
   systemPrompt?: string;
   /** More parameter names to drop, from WAYFARER_CACHE_IGNORE_PARAMS. */
   ignoreParameters?: readonly string[];
@@ -51,6 +52,47 @@ export function cacheKey(input: KeyInput): CacheKey {
   };
   const hash = createHash("sha256").update(JSON.stringify(parts)).digest("hex").slice(0, 32);
   return { value: `${input.method}-v${CACHE_KEY_VERSION}-${hash}`, parts };
+}
+
+/** The model a call uses when it names none: the client's, or a custom client's name. */
+export type KeyModel = ModelConfiguration | { modelId: string; provider: string } | undefined;
+
+/**
+ * An agent run's key: its task, the page it starts on, the variables' names, and how the agent
+ * is set up (mode, models, system prompts). The same on the client and on the engine that
+ * records the run, which both see the request with its config already resolved.
+ */
+export function agentCacheKey(input: {
+  request: AgentExecuteRequest;
+  url: string;
+  clientModel: KeyModel;
+  clientSystemPrompt: string | undefined;
+  ignoreParameters: readonly string[];
+}): CacheKey {
+  const { agentConfig, executeOptions } = input.request;
+  return cacheKey({
+    method: "agent",
+    instruction: executeOptions.instruction,
+    url: input.url,
+    variables: executeOptions.variables,
+    options: {
+      mode: agentConfig.mode ?? "dom",
+      executionModel: agentConfig.executionModel && modelSignature(agentConfig.executionModel),
+      agentSystemPrompt: agentConfig.systemPrompt,
+      useSearch: executeOptions.useSearch,
+    },
+    model: agentConfig.model ?? input.clientModel,
+    systemPrompt: input.clientSystemPrompt,
+    ignoreParameters: input.ignoreParameters,
+  });
+}
+
+/** The parameters WAYFARER_CACHE_IGNORE_PARAMS adds to the volatile ones. */
+export function ignoredParameters(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.WAYFARER_CACHE_IGNORE_PARAMS ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
 }
 
 /** The URL without its fragment, its query sorted, tracking parameters and user info gone. */

@@ -9,12 +9,15 @@ import type {
   ActResult,
   AgentEvent,
   AgentExecuteRequest,
+  AgentReplayRequest,
+  AgentReplayResult,
   ElementIdentity,
   ExtractRequest,
   IdentifyRequest,
   ObserveRequest,
 } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
+import type { ExportedEntry } from "../cache/cacheEntry.js";
 import type { Action, AgentResult, SafetyCheck } from "../options.js";
 
 /** What an agent run takes beside its request: none of it can be written as data. */
@@ -27,15 +30,26 @@ export interface AgentControl {
   onSafetyCheck?: (checks: SafetyCheck[]) => boolean | Promise<boolean>;
 }
 
+/** An agent run's answer: with `shouldCache`, the entry its replay would follow (when it can). */
+export interface AgentExecuteAnswer {
+  result: AgentResult;
+  cacheEntry?: ExportedEntry;
+}
+
 /** act, extract, observe and an agent run, as the environment runs them. */
 export interface Operations {
   act(request: ActRequest): Promise<ActResult>;
   observe(request: ObserveRequest): Promise<Action[]>;
   /** `{ pageText }`, `{ extraction }` or the data in the request's JSON Schema. */
   extract(request: ExtractRequest): Promise<unknown>;
-  agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentResult>;
+  agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentExecuteAnswer>;
   /** The elements' identities now, nothing acted on (the action cache's check of observe). */
   identify(request: IdentifyRequest): Promise<(ElementIdentity | null)[]>;
+  /**
+   * A cached agent run's steps performed again, in order, with no model call; an element
+   * action only on the element recorded. Stops at the first step that cannot be done.
+   */
+  agentReplay(request: AgentReplayRequest): Promise<AgentReplayResult>;
 }
 
 export interface Engine {

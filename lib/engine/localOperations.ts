@@ -5,13 +5,16 @@
  * readable message; Playwright's whole text goes to a debug line.
  */
 
-import { runAgent } from "../agent/agent.js";
+import { type AgentDeps, runAgent } from "../agent/agent.js";
 import { resolveAgentConfig } from "../agent/agentConfig.js";
+import { replayAgentSteps } from "../agent/replay.js";
 import { zodSchemaOf } from "../api/jsonSchema.js";
 import type {
   ActRequest,
   ActResult,
   AgentExecuteRequest,
+  AgentReplayRequest,
+  AgentReplayResult,
   ElementIdentity,
   ExtractRequest,
   IdentifyRequest,
@@ -20,6 +23,9 @@ import type {
 import type { Context } from "../browser/context.js";
 import { identityOfElement } from "../browser/elementIdentity.js";
 import type { Page } from "../browser/page.js";
+import { keyModelOf } from "../cache/actionCache.js";
+import { newEntry } from "../cache/cacheEntry.js";
+import { agentCacheKey, ignoredParameters } from "../cache/cacheKey.js";
 import { act } from "../handlers/act.js";
 import { extractData, extractPageText } from "../handlers/extract.js";
 import { observe } from "../handlers/observe.js";
@@ -28,11 +34,11 @@ import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
 import { InferenceLog } from "../model/inferenceLog.js";
 import { ModelClient } from "../model/modelClient.js";
-import type { Action, AgentResult, ResolvedOptions, Variables } from "../options.js";
+import type { Action, ResolvedOptions, Variables } from "../options.js";
 import { surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
 import { hideVariables } from "../variables.js";
-import type { AgentControl, Operations } from "./engine.js";
+import type { AgentControl, AgentExecuteAnswer, Operations } from "./engine.js";
 
 export class LocalOperations implements Operations {
   private readonly models: ModelClient;
@@ -109,22 +115,42 @@ export class LocalOperations implements Operations {
     );
   }
 
-  agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentResult> {
+  async agentExecute(
+    request: AgentExecuteRequest,
+    control: AgentControl,
+  ): Promise<AgentExecuteAnswer> {
     const client = { model: this.options.model, custom: this.options.llmClient !== undefined };
     const config = resolveAgentConfig(request.agentConfig, this.logger, client);
-    return runAgent(
-      config,
-      {
-        context: this.context,
-        models: this.models,
-        actSettings: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },
-        logger: this.logger,
-        rememberVariables: (v) => Object.assign(this.typedVariables, v),
-        typedVariables: () => this.typedVariables,
-      },
+    const { result, startUrl, steps } = await runAgent(config, this.agentDeps(), request, control);
+    if (!steps) return { result };
+    const key = agentCacheKey({
       request,
-      control,
+      url: startUrl,
+      clientModel: keyModelOf(this.options),
+      clientSystemPrompt: this.options.systemPrompt,
+      ignoreParameters: ignoredParameters(),
+    });
+    const entry = newEntry(key, { method: "agent", steps, message: result.message });
+    return { result, cacheEntry: { cacheKey: key.value, entry } };
+  }
+
+  agentReplay(request: AgentReplayRequest): Promise<AgentReplayResult> {
+    // Each step keeps its own time (stepTimeout); the whole is bounded by their sum.
+    const bound = (request.stepTimeout ?? DEFAULT_TIMEOUT_MS) * (request.steps.length + 1);
+    return this.run("agentReplay", request.frameId, bound, "the cached run", () =>
+      replayAgentSteps(this.agentDeps(), request),
     );
+  }
+
+  private agentDeps(): AgentDeps {
+    return {
+      context: this.context,
+      models: this.models,
+      actSettings: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },
+      logger: this.logger,
+      rememberVariables: (v) => Object.assign(this.typedVariables, v),
+      typedVariables: () => this.typedVariables,
+    };
   }
 
   /**

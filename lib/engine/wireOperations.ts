@@ -11,6 +11,9 @@ import {
   type ActResult,
   ActResultSchema,
   type AgentExecuteRequest,
+  type AgentReplayRequest,
+  type AgentReplayResult,
+  AgentReplayResultSchema,
   AgentResultSchema,
   type ElementIdentity,
   type ExtractRequest,
@@ -22,11 +25,15 @@ import {
   type OperationCall,
 } from "../api/operations.js";
 import { StreamFrameSchema } from "../api/v1.js";
+import { ExportedEntrySchema } from "../cache/cacheEntry.js";
 import { ServiceError, ServiceValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
-import { type Action, type AgentResult, parseInput } from "../options.js";
-import type { AgentControl, Operations } from "./engine.js";
+import { type Action, parseInput } from "../options.js";
+import type { AgentControl, AgentExecuteAnswer, Operations } from "./engine.js";
+
+/** What a `finished` frame carries: the result, and an agent run's cache entry. */
+type Finished = { result?: unknown; cacheEntry?: unknown };
 
 /** Sends one operation call as JSON text and yields the frames of its answer, as JSON texts. */
 export type Transport = (call: string, signal?: AbortSignal) => AsyncIterable<string>;
@@ -53,7 +60,11 @@ export class WireOperations implements Operations {
     return this.call({ operation: "identify", request }, IdentifyResultSchema);
   }
 
-  agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentResult> {
+  agentReplay(request: AgentReplayRequest): Promise<AgentReplayResult> {
+    return this.call({ operation: "agentReplay", request }, AgentReplayResultSchema);
+  }
+
+  agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentExecuteAnswer> {
     if (control.onSafetyCheck) {
       return Promise.reject(
         new ServiceValidationError("agent.execute.onSafetyCheck", [
@@ -65,14 +76,30 @@ export class WireOperations implements Operations {
         ]),
       );
     }
-    return this.call({ operation: "agentExecute", request }, AgentResultSchema, control);
+    return this.finish({ operation: "agentExecute", request }, control, (data) => ({
+      result: parseInput(AgentResultSchema, data.result, "agentExecute result"),
+      cacheEntry:
+        data.cacheEntry === undefined
+          ? undefined
+          : parseInput(ExportedEntrySchema, data.cacheEntry, "agentExecute cacheEntry"),
+    }));
   }
 
-  private async call<S extends z.ZodType>(
+  private call<S extends z.ZodType>(
     call: OperationCall,
     result: S,
     control: AgentControl = {},
   ): Promise<z.output<S>> {
+    return this.finish(call, control, (data) =>
+      parseInput(result, data.result, `${call.operation} result`),
+    );
+  }
+
+  private async finish<T>(
+    call: OperationCall,
+    control: AgentControl,
+    read: (data: Finished) => T,
+  ): Promise<T> {
     const frames = this.transport(JSON.stringify(call), control.signal);
     for await (const text of frames) {
       const frame = parseInput(StreamFrameSchema, parseJson(text), `${call.operation} answer`);
@@ -87,9 +114,7 @@ export class WireOperations implements Operations {
         if (event) control.onEvent?.(event);
         continue;
       }
-      if (frame.data.status === "finished") {
-        return parseInput(result, frame.data.result, `${call.operation} result`);
-      }
+      if (frame.data.status === "finished") return read(frame.data);
       if (frame.data.status === "error") {
         throw fromWireError(
           frame.data.errorDetail ?? {

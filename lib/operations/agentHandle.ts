@@ -8,6 +8,7 @@
 import { type ClientModel, resolveAgentConfig } from "../agent/agentConfig.js";
 import type { AgentEvent, AgentExecuteRequest } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
+import type { AgentCache } from "../cache/agentCache.js";
 import type { Operations } from "../engine/engine.js";
 import type { Logger } from "../log.js";
 import {
@@ -39,6 +40,8 @@ export interface AgentHandleDeps {
   logger: Logger;
   /** The client's own model, which the agent uses when its config names none. */
   clientModel: ClientModel;
+  /** With `cacheDir`: dom runs replay recorded steps without the model. */
+  cache?: AgentCache;
 }
 
 export function agentHandle(input: AgentConfig | undefined, deps: AgentHandleDeps): Agent<boolean> {
@@ -66,7 +69,10 @@ export function agentHandle(input: AgentConfig | undefined, deps: AgentHandleDep
       executeOptions,
       frameId: await frameIdOf(context, page),
     };
-    return deps.operations.agentExecute(request, { signal, onSafetyCheck, onEvent });
+    const control = { signal, onSafetyCheck, onEvent };
+    if (!deps.cache) return (await deps.operations.agentExecute(request, control)).result;
+    const on = page ? context.pageOf(page) : context.activePage();
+    return deps.cache.execute(request, on?.url() ?? "", control);
   }
 
   return {

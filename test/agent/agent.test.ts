@@ -6,6 +6,7 @@ import { anthropicAgent, call, openaiAgent, readAgentTurn } from "../support/llm
 import { ANTHROPIC_USAGE, anthropicMessages } from "../support/llm/anthropic.js";
 import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
 import { clickingLine, OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
+import { signupAgent, signupExecutionModel } from "../support/llm/signupAgent.js";
 import {
   teaAgent,
   teaAgentStep,
@@ -123,57 +124,7 @@ describe("agent with another provider", () => {
 describe("agent: variables, limits and failures", () => {
   it("fills a form with a %secret% variable whose value never reaches a request, log or result", async () => {
     const SECRET = "correct-horse-battery-staple";
-    model.use(
-      openaiAgent((turn) => {
-        const last = turn.history.at(-1);
-        if (!last) return { calls: [call("outline")] };
-        if (last.name === "outline") {
-          return {
-            calls: [
-              call("fillForm", {
-                // Asked in another order than the page's: pairing must not go by position.
-                fields: [
-                  { field: "Name", value: "Ada" },
-                  { field: "Email", value: "%email%" },
-                  { field: "Password", value: "%password%" },
-                ],
-              }),
-            ],
-          };
-        }
-        if (last.name === "fillForm")
-          return { calls: [call("act", { action: "click Create account" })] };
-        return { calls: [call("done", { success: true, message: "Signed up" })] };
-      }),
-      openaiResponses((r) => {
-        const prompt = promptOf(r);
-        if (prompt.includes("form fields below")) {
-          // One element per field listed ("2. Email: %email%"), each found by its label in the
-          // outline, with its value as the argument; in page order, as a model reading it might.
-          const asked = new Map(
-            [...prompt.matchAll(/^\d+\. (\w+): (.*)$/gm)].map((m) => [m[1]!, m[2]!]),
-          );
-          return {
-            elements: ["Email", "Password", "Name"].map((label) => ({
-              elementId: idOfLine(prompt, `textbox "${label}"`),
-              description: `${label} field`,
-              method: "fill",
-              arguments: [asked.get(label) ?? ""],
-            })),
-          };
-        }
-        return {
-          elements: [
-            {
-              elementId: idOfLine(prompt, 'button "Create account"'),
-              description: "Create account",
-              method: "click",
-              arguments: [],
-            },
-          ],
-        };
-      }),
-    );
+    model.use(signupAgent(), signupExecutionModel());
     const lines: LogLine[] = [];
     const client = await open("agent/signup.html", {
       logger: (l: LogLine) => lines.push(l),

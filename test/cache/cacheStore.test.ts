@@ -13,6 +13,8 @@ import { CacheStore } from "../../lib/cache/cacheStore.js";
 import { Logger, type LogLine } from "../../lib/log.js";
 
 const KEY = "act-v1-0123456789abcdef0123456789abcdef";
+const firstDescription = (read: CacheEntry | undefined) =>
+  read?.method === "agent" ? undefined : read?.steps[0]?.action.description;
 const entry = (description = "the Sign in button"): CacheEntry => ({
   version: CACHE_ENTRY_VERSION,
   key: KEY,
@@ -48,7 +50,7 @@ describe("the cache store", () => {
     expect(await store.read(KEY)).toEqual(entry());
     expect(await readdir(dir)).toEqual([`${KEY}.json`]);
     writeFileSync(join(overlay, `${KEY}.json`), JSON.stringify(entry("healed")));
-    expect((await store.read(KEY))?.steps[0]?.action.description).toBe("healed");
+    expect(firstDescription(await store.read(KEY))).toBe("healed");
     expect(await store.read("act-v1-ffffffffffffffffffffffffffffffff")).toBeUndefined();
   });
 
@@ -134,7 +136,7 @@ for (let i = 0; i < 150; i++) await store.write({ ...entry, createdAt: String(i)
       const seen = await reader.read(KEY);
       if (seen) {
         reads++;
-        expect(["first", "second"]).toContain(seen.steps[0]?.action.description);
+        expect(["first", "second"]).toContain(firstDescription(seen));
       }
     }
     expect(await writing).toEqual([0, 0]);

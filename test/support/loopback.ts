@@ -87,8 +87,8 @@ function answer(operations: Operations, text: string, signal?: AbortSignal): Asy
       const call = parseInput(OperationCallSchema, JSON.parse(text) as unknown, "operation call");
       const onEvent = (event: AgentEvent) =>
         running({ category: "agent", message: event.type, level: 2 }, { event });
-      const result = await run(operations, call, stop.signal, onEvent);
-      send({ type: "system", data: { status: "finished", result } });
+      const finished = await run(operations, call, stop.signal, onEvent);
+      send({ type: "system", data: { status: "finished", ...finished } });
     } catch (error) {
       const detail = toWireError(error);
       send({
@@ -106,17 +106,21 @@ function run(
   call: OperationCall,
   signal: AbortSignal,
   onEvent: (event: AgentEvent) => void,
-): Promise<unknown> {
+): Promise<{ result: unknown; cacheEntry?: unknown }> {
+  const result = (work: Promise<unknown>) => work.then((r) => ({ result: r }));
   switch (call.operation) {
     case "act":
-      return operations.act(call.request);
+      return result(operations.act(call.request));
     case "observe":
-      return operations.observe(call.request);
+      return result(operations.observe(call.request));
     case "extract":
-      return operations.extract(call.request);
+      return result(operations.extract(call.request));
+    // As v1 answers it: the run's result, and its cache entry beside it.
     case "agentExecute":
       return operations.agentExecute(call.request, { signal, onEvent });
     case "identify":
-      return operations.identify(call.request);
+      return result(operations.identify(call.request));
+    case "agentReplay":
+      return result(operations.agentReplay(call.request));
   }
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { act } from "../../handlers/act.js";
+import { elementStep } from "../recording.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -22,6 +23,7 @@ export default defineTool({
       { model: run.executionModel, variables: run.variables },
       run.actSettings,
       deadline,
+      { identify: run.recording },
     );
     // act waited for a tab its click opened: that is the page now.
     const page = run.page();
@@ -33,6 +35,7 @@ export default defineTool({
         success: result.success,
         pageUrl: page.url(),
       },
+      replay: run.recording ? elementStep(action, result) : undefined,
     };
   },
 });

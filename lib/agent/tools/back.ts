@@ -16,6 +16,7 @@ export default defineTool({
     return {
       text: now === before ? `Nothing to go back to; still on ${now}` : `Back on ${now}`,
       action: { pageUrl: now },
+      replay: [{ tool: "back", input: {} }],
     };
   },
 });

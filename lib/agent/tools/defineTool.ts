@@ -4,6 +4,7 @@
  * does not end the run: the loop hands its error back to the model.
  */
 import type { z } from "zod";
+import type { AgentStep } from "../../api/operations.js";
 import type { Context } from "../../browser/context.js";
 import type { NavigationAllowance } from "../../browser/navigationPolicy.js";
 import type { NewTabs } from "../../browser/newTabs.js";
@@ -43,6 +44,8 @@ export interface AgentRun {
   pointer: Pointer;
   /** Asked before an action the provider raised safety checks for; no answer means no. */
   onSafetyCheck: ((checks: SafetyCheck[]) => boolean | Promise<boolean>) | undefined;
+  /** The run records its steps for a replay (`shouldCache`): element actions read identities. */
+  recording: boolean;
   /** The caller's signal: tools that only wait stop at it; others finish their step. */
   stop: AbortSignal | undefined;
   logger: Logger;
@@ -70,6 +73,11 @@ export interface ToolOutput {
   imageInResult?: boolean;
   /** Sent back with the result for the provider: acknowledged safety checks, the page's URL. */
   resultMeta?: { acknowledgedSafetyChecks?: SafetyCheck[]; url?: string };
+  /**
+   * What a replay repeats of this call (tools that change the page): its steps; `null` when it
+   * changed the page in a way no step can repeat. Absent for tools that only read.
+   */
+  replay?: AgentStep[] | null;
   /** Outlines and screenshots describe one moment: older ones are shortened in later steps. */
   perishable?: boolean;
 }

@@ -1,8 +1,10 @@
 import { z } from "zod";
+import type { AgentStep } from "../../api/operations.js";
 import { act } from "../../handlers/act.js";
 import { findElements } from "../../handlers/observe.js";
 import { snapshotFor } from "../../handlers/pageSnapshot.js";
 import type { Action } from "../../options.js";
+import { elementStep } from "../recording.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -53,6 +55,8 @@ export default defineTool({
       );
     }
     const report: string[] = [];
+    const replay: AgentStep[] = [];
+    let unreplayable = false;
     let failures = 0;
     for (const [i, field] of fields.entries()) {
       // Out of time: the fields left are not typed behind the model's back.
@@ -65,7 +69,11 @@ export default defineTool({
         { variables: run.variables },
         run.actSettings,
         deadline,
+        { identify: run.recording },
       );
+      const steps = elementStep(`fill the ${field.field} field with ${field.value}`, result);
+      if (steps) replay.push(...steps);
+      else unreplayable = true;
       if (!result.success) failures++;
       report.push(`${field.field}: ${result.success ? "filled" : `failed (${result.message})`}`);
     }
@@ -76,6 +84,7 @@ export default defineTool({
         fields: fields.map((f) => ({ field: f.field, value: f.value })),
         pageUrl: page.url(),
       },
+      replay: run.recording ? (unreplayable ? null : replay) : undefined,
     };
   },
 });

@@ -12,6 +12,10 @@ export default defineTool({
     const page = run.page();
     const response = await openUrl(page.playwrightPage, url, run.navigation, deadline);
     const status = response ? ` (HTTP ${response.status()})` : "";
-    return { text: `Opened ${page.url()}${status}`, action: { pageUrl: page.url() } };
+    return {
+      text: `Opened ${page.url()}${status}`,
+      action: { pageUrl: page.url() },
+      replay: [{ tool: "goto", input: { url } }],
+    };
   },
 });

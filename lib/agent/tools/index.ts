@@ -1,6 +1,7 @@
 /**
  * The one registry of the agent's tools: which a run offers, by mode and options.
  */
+import type { AgentStep } from "../../api/operations.js";
 import type { AgentMode } from "../../options.js";
 import act from "./act.js";
 import back from "./back.js";
@@ -49,3 +50,12 @@ export function toolsFor(options: { mode: AgentMode; useSearch: boolean }): Agen
   const tools = options.mode === "hybrid" ? [...DOM_TOOLS, ...COORDINATE_TOOLS] : DOM_TOOLS;
   return options.useSearch ? [...tools, search] : tools;
 }
+
+/** The page tools a cached run's replay calls again with the input the model gave them. */
+export const REPLAYED_TOOLS: Record<Exclude<AgentStep["tool"], "act">, AgentTool> = {
+  goto,
+  back,
+  scroll,
+  keys,
+  wait,
+};

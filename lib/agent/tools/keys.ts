@@ -16,15 +16,18 @@ export default defineTool({
   }),
   async execute({ keys }, run, deadline) {
     const page = run.page().playwrightPage;
+    const pressed: string[] = [];
     for (const key of keys) {
       if (deadline.signal.aborted) break;
       await page.keyboard.press(key);
+      pressed.push(key);
     }
     await run.newTabs.settled(Math.min(2_000, deadline.remaining()));
     const now = run.page().playwrightPage;
     return {
       text: `Pressed ${keys.join(", ")}`,
       action: { action: `press ${keys.join(" ")}`, pageUrl: now.url() },
+      replay: pressed.length ? [{ tool: "keys", input: { keys: pressed } }] : [],
     };
   },
 });

@@ -34,6 +34,7 @@ export default defineTool({
     return {
       text: `Scrolled ${direction}${where === undefined ? "" : `; the page is at ${where}% of its height`}`,
       action: { action: `scroll ${direction} ${screens} screens`, pageUrl: pwPage.url() },
+      replay: [{ tool: "scroll", input: { direction, screens } }],
     };
   },
 });

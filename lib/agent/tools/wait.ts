@@ -14,6 +14,10 @@ export default defineTool({
     const started = Date.now();
     await sleep(ms, run.stop ? AbortSignal.any([deadline.signal, run.stop]) : deadline.signal);
     const waited = Date.now() - started;
-    return { text: `Waited ${waited} ms`, action: { action: `wait ${seconds} s` } };
+    return {
+      text: `Waited ${waited} ms`,
+      action: { action: `wait ${seconds} s` },
+      replay: [{ tool: "wait", input: { seconds } }],
+    };
   },
 });

@@ -23,7 +23,10 @@ export function teaAgentStep(turn: AgentTurn): StepAnswer {
     return { calls: [call("outline")] };
   }
   if (last.name === "outline" && last.output?.includes("results for")) {
-    const name = last.output.match(new RegExp(`link "(${tea}[^"]*)"`, "i"))?.[1];
+    // The tea of that exact name, else the first whose name starts with it.
+    const name =
+      last.output.match(new RegExp(`link "(${tea} tea)"`, "i"))?.[1] ??
+      last.output.match(new RegExp(`link "(${tea}[^"]*)"`, "i"))?.[1];
     if (!name) return { calls: [call("done", { success: false, message: `no ${tea} tea found` })] };
     return { calls: [call("act", { action: `click the "${name}" result` })] };
   }

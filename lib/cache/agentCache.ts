@@ -1,0 +1,236 @@
+/**
+ * Agent runs without the model, on the operation path (so it works the same on any engine). A
+ * miss runs the agent with `shouldCache` and keeps the entry the engine answers: the run's
+ * replayable steps and its final message. A hit replays the steps (the engine acts on an element
+ * only if it is still the one recorded) and answers the recorded message with no model call. A
+ * step that cannot be done heals through the model (with selfHeal): an element action is asked
+ * for again in its own words, one act call; anything else, or a heal that fails, hands the run
+ * to the agent from where the replay stopped. What healed is written back. Only dom runs are
+ * cached: hybrid and cua runs act by screen coordinates, which a changed page does not keep.
+ */
+import type { AgentExecuteRequest, AgentStep } from "../api/operations.js";
+import type { AgentControl, Operations } from "../engine/engine.js";
+import { MissingLLMConfigurationError, ServiceError } from "../errors.js";
+import type { AgentAction, AgentResult } from "../options.js";
+import type { CacheSettings } from "./actionCache.js";
+import { type AgentEntry, newEntry } from "./cacheEntry.js";
+import { agentCacheKey, type CacheKey } from "./cacheKey.js";
+
+const NO_USAGE = { input_tokens: 0, output_tokens: 0, inference_time_ms: 0 };
+
+export class AgentCache {
+  constructor(
+    private readonly settings: CacheSettings,
+    private readonly operations: Operations,
+  ) {}
+
+  /** One run of `request`, which starts on the page at `url`. */
+  async execute(
+    request: AgentExecuteRequest,
+    url: string,
+    control: AgentControl,
+  ): Promise<AgentResult> {
+    const { logger, store } = this.settings;
+    const mode = request.agentConfig.mode ?? "dom";
+    if (mode !== "dom") {
+      logger.debug("cache", `agent runs in ${mode} mode act by screen coordinates: not cached`);
+      return (await this.operations.agentExecute(request, control)).result;
+    }
+    const key = agentCacheKey({
+      request,
+      url,
+      clientModel: this.settings.model,
+      clientSystemPrompt: this.settings.systemPrompt,
+      ignoreParameters: this.settings.ignoreParameters,
+    });
+    const found = await store.read(key.value);
+    if (found?.method !== "agent") return this.record(key, request, control, [], []);
+    return this.replay(key, found, request, control);
+  }
+
+  /**
+   * The agent runs with the model, and its steps (after `before`, the steps replayed up to
+   * where the replay stopped) are written as the entry when it finishes its task.
+   */
+  private async record(
+    key: CacheKey,
+    request: AgentExecuteRequest,
+    control: AgentControl,
+    before: AgentStep[],
+    actionsBefore: AgentAction[],
+  ): Promise<AgentResult> {
+    const { logger, store } = this.settings;
+    const answer = await this.withModel(before.length > 0, () =>
+      this.operations.agentExecute(
+        // Taken over mid-way, the run goes on from the page the replay left active.
+        { ...request, frameId: before.length ? undefined : request.frameId, shouldCache: true },
+        control,
+      ),
+    );
+    const { result } = answer;
+    const recorded = answer.cacheEntry?.entry;
+    if (recorded?.method === "agent" && result.success && result.completed) {
+      await store.write(
+        newEntry(key, {
+          method: "agent",
+          steps: [...before, ...recorded.steps],
+          message: result.message,
+        }),
+      );
+      logger.debug(
+        "cache",
+        before.length ? "healed agent entry written back" : "agent entry written",
+        {
+          cacheKey: key.value,
+        },
+      );
+    }
+    return {
+      ...result,
+      actions: [...actionsBefore, ...result.actions],
+      metadata: { ...result.metadata, cacheHit: false },
+    };
+  }
+
+  private async replay(
+    key: CacheKey,
+    entry: AgentEntry,
+    request: AgentExecuteRequest,
+    control: AgentControl,
+  ): Promise<AgentResult> {
+    const { logger, store, selfHeal } = this.settings;
+    const { variables, toolTimeout } = request.executeOptions;
+    const steps = [...entry.steps];
+    const actions: AgentAction[] = [];
+    let at = 0;
+    let healed = false;
+    for (;;) {
+      if (control.signal?.aborted)
+        return stopped(
+          actions,
+          healed,
+          "Stopped by the caller before the task was done.",
+          "aborted",
+        );
+      const replayed = await this.operations.agentReplay({
+        steps: steps.slice(at),
+        variables,
+        frameId: at === 0 ? request.frameId : undefined,
+        stepTimeout: toolTimeout,
+      });
+      actions.push(...replayed.actions);
+      at += replayed.performed;
+      if (!replayed.stopped) break;
+      const step = steps[at]!;
+      logger.info("cache", "a step of the cached agent run could not be done", {
+        cacheKey: key.value,
+        step: at + 1,
+        tool: step.tool,
+        reason: replayed.stopped.message,
+      });
+      if (!selfHeal) {
+        return stopped(
+          actions,
+          healed,
+          `The cached run stopped at step ${at + 1} (${step.tool}): ${replayed.stopped.message} Nothing more was done: selfHeal is off.`,
+          "cache",
+        );
+      }
+      const fixed =
+        step.tool === "act" && replayed.stopped.mismatch
+          ? await this.heal(step, request)
+          : undefined;
+      if (!fixed) {
+        logger.info("cache", "the agent takes over from the step that changed", {
+          cacheKey: key.value,
+        });
+        return this.record(key, request, control, steps.slice(0, at), actions);
+      }
+      steps[at] = fixed.step;
+      actions.push(fixed.action);
+      at++;
+      healed = true;
+      if (at === steps.length) break;
+    }
+    if (healed) {
+      await store.write(newEntry(key, { method: "agent", steps, message: entry.message }));
+      logger.debug("cache", "healed agent entry written back", { cacheKey: key.value });
+    } else {
+      logger.info("cache", "agent run replayed from the cache, no model call", {
+        cacheKey: key.value,
+      });
+    }
+    actions.push({ type: "done", taskCompleted: true, action: entry.message, timeMs: 0 });
+    return {
+      success: true,
+      completed: true,
+      message: entry.message,
+      actions,
+      metadata: { cacheHit: !healed, steps: 0, stoppedBy: "done", replayedSteps: steps.length },
+      usage: NO_USAGE,
+    };
+  }
+
+  /** The element asked for again in the words that first asked for it: one act call. */
+  private async heal(
+    step: Extract<AgentStep, { tool: "act" }>,
+    request: AgentExecuteRequest,
+  ): Promise<{ step: AgentStep; action: AgentAction } | undefined> {
+    const { variables, toolTimeout } = request.executeOptions;
+    const started = Date.now();
+    const result = await this.withModel(true, () =>
+      this.operations.act({
+        input: step.instruction,
+        options: { variables, model: request.agentConfig.executionModel, timeout: toolTimeout },
+        identify: true,
+      }),
+    );
+    const action = result.actions.at(-1);
+    const identity = result.identities?.at(-1);
+    if (!result.success || !action || !identity) return undefined;
+    return {
+      step: { ...step, action, identity },
+      action: {
+        type: "act",
+        instruction: step.instruction,
+        action: result.actionDescription,
+        success: true,
+        taskCompleted: false,
+        healed: true,
+        timeMs: Date.now() - started,
+      },
+    };
+  }
+
+  /** A heal with no model to ask is the caller's to fix: said plainly, nothing was clicked. */
+  private async withModel<T>(healing: boolean, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (healing && error instanceof MissingLLMConfigurationError) {
+        throw new ServiceError(
+          `agent: a step of the cached run is gone or changed, and there is no model to find it again (${error.message}) Nothing was clicked on the changed page. Configure the model, or record the run again.`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+}
+
+/** A replay that ended before the task: what was done, and why it stopped. */
+function stopped(
+  actions: AgentAction[],
+  healed: boolean,
+  message: string,
+  stoppedBy: string,
+): AgentResult {
+  return {
+    success: false,
+    completed: false,
+    message,
+    actions,
+    metadata: { cacheHit: false, healed, steps: 0, stoppedBy },
+    usage: NO_USAGE,
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * The agent with cacheDir, on real Chromium with the model kit: the three-page task recorded
+ * once and replayed with zero model requests; a results list in another order (the recorded link
+ * now another tea's) is never clicked, heals with one act call and is written back; with
+ * selfHeal off, or no model, the replay stops with nothing clicked; hybrid runs are not cached.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Client, LogLine } from "../../lib/index.js";
+import { useClients } from "../support/clients.js";
+import { failure } from "../support/failure.js";
+import { instructionOf, useModelServer } from "../support/llm/modelServer.js";
+import { openaiResponses } from "../support/llm/openai.js";
+import { signupAgent, signupExecutionModel } from "../support/llm/signupAgent.js";
+import { teaAgent, teaExecutionAnswer, teaExecutionModel } from "../support/llm/teaAgent.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const server = useStaticServer();
+const model = useModelServer();
+const clients = useClients();
+const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-agent-cache-key-123456" };
+const TASK = "Find the price of green tea";
+
+const cacheFolder = () => mkdtempSync(join(tmpdir(), "wayfarer-agent-cache-"));
+const entryIn = (cacheDir: string) => {
+  const files = readdirSync(cacheDir);
+  expect(files).toHaveLength(1);
+  return JSON.parse(readFileSync(join(cacheDir, files[0]!), "utf8"));
+};
+const urlOf = (client: Client) => client.context.activePage()!.url();
+
+/** The shop lists its results the other way round: Green jasmine tea first, where Green tea was. */
+const reverseResults = (client: Client) =>
+  client.context.activePage()!.evaluate(() => localStorage.setItem("results-order", "reversed"));
+
+async function record(cacheDir: string) {
+  model.use(teaAgent(), teaExecutionModel());
+  const client = await clients.openOn(server.url("agent/search.html"), { model: MODEL, cacheDir });
+  const result = await client.agent().execute(TASK);
+  expect(result).toMatchObject({ success: true, message: "The price is $4.20" });
+  expect(result.metadata?.cacheHit).toBe(false);
+  return model.requests().length;
+}
+
+describe("the agent cache", () => {
+  it("records the three-page task, then replays it with zero model requests", async () => {
+    const cacheDir = cacheFolder();
+    const asked = await record(cacheDir);
+    expect(asked).toBeGreaterThan(4);
+    const entry = entryIn(cacheDir);
+    expect(entry).toMatchObject({ method: "agent", message: "The price is $4.20" });
+    // The outline and extract calls only read: the steps are the three element actions.
+    expect(entry.steps.map((s: { tool: string }) => s.tool)).toEqual(["act", "act", "act"]);
+    expect(entry.steps[2]).toMatchObject({
+      action: { method: "click" },
+      identity: { role: "link", name: "Green tea" },
+    });
+
+    const lines: LogLine[] = [];
+    const again = await clients.openOn(server.url("agent/search.html"), {
+      model: MODEL,
+      cacheDir,
+      verbose: 1,
+      logger: (l: LogLine) => lines.push(l),
+    });
+    const replayed = await again.agent().execute(TASK);
+    expect(model.requests()).toHaveLength(asked);
+    expect(replayed).toMatchObject({
+      success: true,
+      completed: true,
+      message: "The price is $4.20",
+      metadata: { cacheHit: true },
+      usage: { input_tokens: 0, output_tokens: 0 },
+    });
+    expect(replayed.actions.map((a) => a.type)).toEqual(["act", "act", "act", "done"]);
+    expect(urlOf(again)).toBe(server.url("agent/item.html?id=green"));
+    expect((await again.metrics).agentPromptTokens).toBe(0);
+    expect((await again.metrics).totalPromptTokens).toBe(0);
+    expect(lines.map((l) => l.message)).toContain(
+      "agent run replayed from the cache, no model call",
+    );
+  });
+
+  it("never clicks another tea's link: the changed step heals with one act call and is written back", async () => {
+    const cacheDir = cacheFolder();
+    const asked = await record(cacheDir);
+    const recorded = entryIn(cacheDir);
+
+    const healing = await clients.openOn(server.url("agent/search.html"), {
+      model: MODEL,
+      cacheDir,
+    });
+    await reverseResults(healing);
+    const result = await healing.agent().execute(TASK);
+    // Green jasmine tea's link stood where Green tea's was recorded; Green tea's was clicked.
+    expect(urlOf(healing)).toBe(server.url("agent/item.html?id=green"));
+    expect(result).toMatchObject({ success: true, message: "The price is $4.20" });
+    expect(result.metadata?.cacheHit).toBe(false);
+    expect(result.actions.filter((a) => a.healed)).toHaveLength(1);
+    // One act call found the link again; the agent's own model was not asked.
+    const healRequests = model.requests().slice(asked);
+    expect(healRequests).toHaveLength(1);
+    expect(JSON.stringify(healRequests[0]!.body)).toContain('click the \\"Green tea\\" result');
+    const healed = entryIn(cacheDir);
+    expect(healed.steps[2].identity.name).toBe("Green tea");
+    expect(healed.steps[2].action.selector).not.toBe(recorded.steps[2].action.selector);
+
+    // The healed entry now replays on the reordered list with no model call.
+    const third = await clients.openOn(server.url("agent/search.html"), {
+      model: MODEL,
+      cacheDir,
+    });
+    await reverseResults(third);
+    const replayed = await third.agent().execute(TASK);
+    expect(replayed.metadata?.cacheHit).toBe(true);
+    expect(urlOf(third)).toBe(server.url("agent/item.html?id=green"));
+    expect(model.requests()).toHaveLength(asked + 1);
+  });
+
+  it("hands the run to the agent where a heal fails, and writes the steps before and after", async () => {
+    const cacheDir = cacheFolder();
+    const asked = await record(cacheDir);
+    let refused = 0;
+    model.use(
+      teaAgent(),
+      openaiResponses((r) => {
+        // The heal's one act call finds nothing; the agent's own act later finds the link.
+        if (refused === 0 && instructionOf(r).includes('"Green tea" result')) {
+          refused++;
+          return { elements: [] };
+        }
+        return teaExecutionAnswer(r);
+      }),
+    );
+    const client = await clients.openOn(server.url("agent/search.html"), {
+      model: MODEL,
+      cacheDir,
+    });
+    await reverseResults(client);
+    const result = await client.agent().execute(TASK);
+    expect(refused).toBe(1);
+    expect(result).toMatchObject({ success: true, message: "The price is $4.20" });
+    expect(result.metadata?.cacheHit).toBe(false);
+    expect(urlOf(client)).toBe(server.url("agent/item.html?id=green"));
+    // The two replayed steps, then the agent's own run from the results page.
+    expect(result.actions.slice(0, 2).map((a) => a.instruction)).toEqual([
+      "type green into the search field",
+      "click the Search button",
+    ]);
+    expect(model.requests().length).toBeGreaterThan(asked + 1);
+    const rewritten = entryIn(cacheDir);
+    expect(rewritten.steps.map((s: { tool: string }) => s.tool)).toEqual(["act", "act", "act"]);
+    expect(rewritten.steps[2].identity.name).toBe("Green tea");
+  });
+
+  it("with selfHeal off, stops at the changed step with nothing clicked and no model call", async () => {
+    const cacheDir = cacheFolder();
+    const asked = await record(cacheDir);
+    const client = await clients.openOn(server.url("agent/search.html"), {
+      model: MODEL,
+      cacheDir,
+      selfHeal: false,
+    });
+    await reverseResults(client);
+    const result = await client.agent().execute(TASK);
+    expect(result).toMatchObject({
+      success: false,
+      completed: false,
+      metadata: { cacheHit: false, stoppedBy: "cache" },
+    });
+    expect(result.message).toMatch(/stopped at step 3 \(act\).*not the one recorded/);
+    expect(urlOf(client)).toMatch(/results\.html\?q=green$/);
+    expect(model.requests()).toHaveLength(asked);
+  });
+
+  it("replays with no model configured, and says clearly when a step changed and cannot heal", async () => {
+    const cacheDir = cacheFolder();
+    await record(cacheDir);
+    // The same model named, but no key for it here (as on a deployment without the key).
+    const keyless = await clients.openOn(server.url("agent/search.html"), {
+      cacheDir,
+      model: MODEL.modelName,
+    });
+    const replayed = await keyless.agent().execute(TASK);
+    expect(replayed).toMatchObject({ success: true, metadata: { cacheHit: true } });
+
+    const changed = await clients.openOn(server.url("agent/search.html"), {
+      cacheDir,
+      model: MODEL.modelName,
+    });
+    await reverseResults(changed);
+    const error = await failure(changed.agent().execute(TASK));
+    expect(error.message).toMatch(/no model to find it again.*OPENAI_API_KEY.*Nothing was clicked/);
+    expect(urlOf(changed)).toMatch(/results\.html\?q=green$/);
+  });
+
+  it("shares one entry between runs with other variable values, and never stores a value", async () => {
+    const cacheDir = cacheFolder();
+    model.use(signupAgent(), signupExecutionModel());
+    const signUp = async (email: string, password: string) => {
+      const client = await clients.openOn(server.url("agent/signup.html"), {
+        model: MODEL,
+        cacheDir,
+      });
+      const result = await client.agent().execute({
+        instruction: "Sign up with my email and password, name Ada",
+        variables: { email, password: { value: password, description: "the password" } },
+      });
+      expect(result.success).toBe(true);
+      const received = await client.context
+        .activePage()!
+        .evaluate(() => (window as unknown as { received: unknown }).received);
+      return { result, received };
+    };
+    const first = await signUp("ada@example.com", "first-secret-1");
+    expect(first.received).toEqual({
+      email: "ada@example.com",
+      password: "first-secret-1",
+      name: "Ada",
+    });
+    const asked = model.requests().length;
+    const second = await signUp("grace@example.com", "second-secret-2");
+    expect(second.result.metadata?.cacheHit).toBe(true);
+    expect(second.received).toEqual({
+      email: "grace@example.com",
+      password: "second-secret-2",
+      name: "Ada",
+    });
+    expect(model.requests()).toHaveLength(asked);
+    const entry = entryIn(cacheDir);
+    // fillForm's three fields and the click, each with its element's identity.
+    expect(entry.steps.map((s: { tool: string }) => s.tool)).toEqual(["act", "act", "act", "act"]);
+    const text = JSON.stringify(entry);
+    expect(text).toContain("%password%");
+    expect(text).not.toMatch(/first-secret|second-secret|example\.com/);
+    expect(JSON.stringify(second.result)).not.toContain("second-secret-2");
+  });
+
+  it("does not cache hybrid runs, which act by screen coordinates", async () => {
+    const cacheDir = cacheFolder();
+    model.use(teaAgent(), teaExecutionModel());
+    const run = async () => {
+      const client = await clients.openOn(server.url("agent/search.html"), {
+        model: MODEL,
+        cacheDir,
+      });
+      return client.agent({ mode: "hybrid" }).execute(TASK);
+    };
+    await run();
+    const asked = model.requests().length;
+    const second = await run();
+    expect(second).toMatchObject({ success: true, message: "The price is $4.20" });
+    expect(model.requests().length).toBe(asked * 2);
+    expect(readdirSync(cacheDir)).toEqual([]);
+  });
+});
