@@ -3,16 +3,19 @@
  * other variable values share the entry; an element that changed is never clicked, heals through
  * the model and is written back; with no model to heal, a clear error.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { CacheStore } from "../../lib/cache/cacheStore.js";
 import type { Client, LogLine } from "../../lib/index.js";
+import { Logger } from "../../lib/log.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
 import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
 import { openaiResponses } from "../support/llm/openai.js";
 import { shopModel } from "../support/llm/shopModel.js";
+import { makeReadOnly } from "../support/readOnlyFolder.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -130,6 +133,50 @@ describe("the action cache", () => {
     await third.act("add black tea to the cart");
     expect(await cart(third)).toBe("Cart: black");
     expect(model.requests()).toHaveLength(2);
+  });
+
+  it("replays from a committed cacheDir mounted read-only; a healed entry goes to the overlay, read first", async (t) => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    model.use(shopModel());
+    await (await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir })).act(
+      "add black tea to the cart",
+    );
+    const [file] = readdirSync(cacheDir);
+    const committed = readFileSync(join(cacheDir, file!), "utf8");
+    const undo = makeReadOnly(cacheDir);
+    if (!undo) return t.skip("neither a read-only mount nor a folder mode can stop this user");
+    const overlay = new CacheStore(cacheDir, new Logger({ verbose: 0, disablePino: true })).overlay;
+    try {
+      expect(() => writeFileSync(join(cacheDir, "probe"), "x")).toThrow(/EROFS|EACCES/);
+      const lines: LogLine[] = [];
+      const healing = await clients.openOn(server.url("outline/shop.html"), {
+        model: MODEL,
+        cacheDir,
+        verbose: 1,
+        logger: (l: LogLine) => lines.push(l),
+      });
+      await moveBlackTeaLast(healing);
+      expect((await healing.act("add black tea to the cart")).success).toBe(true);
+      expect(await cart(healing)).toBe("Cart: black");
+      expect(lines.map((l) => l.message)).toContain(
+        "cacheDir cannot be written: new entries go to the overlay",
+      );
+      expect(readdirSync(overlay)).toEqual([file]);
+      expect(readFileSync(join(cacheDir, file!), "utf8")).toBe(committed);
+
+      // The overlay's healed entry is read before the committed one: no model call.
+      const third = await clients.openOn(server.url("outline/shop.html"), {
+        model: MODEL,
+        cacheDir,
+      });
+      await moveBlackTeaLast(third);
+      await third.act("add black tea to the cart");
+      expect(await cart(third)).toBe("Cart: black");
+      expect(model.requests()).toHaveLength(2);
+    } finally {
+      undo();
+      rmSync(overlay, { recursive: true, force: true });
+    }
   });
 
   it("treats an entry of another version as a miss: the model is asked, the entry rewritten", async () => {
