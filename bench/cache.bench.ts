@@ -21,7 +21,7 @@ import { timedOnQuietPage } from "./quietTiming.js";
 import { startBenchServer } from "./snapshot/server.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const model = setupServer(shopModel(), teaAgent(), teaExecutionModel());
+const model = setupServer(shopModel());
 model.listen({ onUnhandledRequest: "bypass" });
 const server = await startBenchServer();
 const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-bench-cache-"));
@@ -60,6 +60,7 @@ try {
   const [r, p, f] = [median(replay), median(plain), median(first)];
 
   // The agent's task: the first run records it; every later one replays it.
+  model.resetHandlers(teaAgent(), teaExecutionModel());
   const start = `${server.origin}/fixtures/agent/search.html`;
   const TASK = "Find the price of oolong tea";
   const runAgent = async (on: Client) => {

@@ -244,7 +244,8 @@ export class DeepLocator {
           d.step("element was replaced");
           this.lastMiss = "the element was replaced while acting";
         } finally {
-          await element.dispose().catch(() => {});
+          // Released in the background: the caller need not wait a round trip for it.
+          void element.dispose().catch(() => {});
         }
       }
     }).catch((error: unknown) => {
@@ -262,7 +263,12 @@ export class DeepLocator {
 
   private async waitForOne(deadline: Deadline): Promise<ElementHandle> {
     for (let attempt = 0; ; attempt++) {
-      await sleep(RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!, deadline.signal);
+      // The first try at once: even a zero timer costs a turn of the event loop.
+      if (attempt > 0)
+        await sleep(
+          RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!,
+          deadline.signal,
+        );
       if (deadline.signal.aborted) throw deadline.signal.reason;
       const found = await this.resolveNow();
       if (found && found.handles.length === 1) {

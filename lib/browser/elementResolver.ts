@@ -70,6 +70,11 @@ export async function resolveSelector(page: Page, parsed: ParsedSelector): Promi
 
 async function matchIn(page: Page, frame: Frame, part: SelectorPart): Promise<Match> {
   if (part.kind === "css") return { handles: await frame.locator(part.css).elementHandles() };
+  // The usual case in one round trip: the XPath matches exactly one element of the document.
+  const single = await frame.evaluateHandle(SINGLE_XPATH_MATCH, part.xpath);
+  const element = single.asElement();
+  if (element) return { handles: [element] };
+  await single.dispose();
   const root = await frame.evaluateHandle(() => document);
   try {
     const plain = await evaluateXPath(root, part.xpath);
@@ -139,6 +144,19 @@ async function shadowRootOf(
   await open.dispose();
   return closedShadowRoot(page, frame, host);
 }
+
+/** Runs in the page: the one element `expression` matches in the document, else null. */
+const SINGLE_XPATH_MATCH = inPage((expression: string): Element | null => {
+  const result = document.evaluate(
+    expression,
+    document,
+    null,
+    XPathResult.ORDERED_NODE_SNAPSHOT_TYPE,
+    null,
+  );
+  const item = result.snapshotLength === 1 ? result.snapshotItem(0) : null;
+  return item && item.nodeType === Node.ELEMENT_NODE ? (item as Element) : null;
+});
 
 interface XPathRequest {
   expression: string;

@@ -39,11 +39,11 @@ export class CacheStore {
 
   /** The entry for `key`: the overlay's, else cacheDir's; undefined on a miss. */
   async read(key: string): Promise<CacheEntry | undefined> {
-    for (const folder of [this.overlay, this.dir]) {
-      const entry = await this.readFrom(folder, key);
-      if (entry) return entry;
-    }
-    return undefined;
+    // Both at once: on a deployment the overlay is usually empty and cacheDir answers.
+    const [overlay, committed] = await Promise.all(
+      [this.overlay, this.dir].map((folder) => this.readFrom(folder, key)),
+    );
+    return overlay ?? committed;
   }
 
   /** Writes the entry whole, or not at all; a failure is logged, never thrown. */
