@@ -198,7 +198,7 @@ export const V3OptionsSchema = z.object({
     .min(1)
     .optional()
     .describe(
-      "A folder of recorded actions: act replays them without the model, on the same element only (a changed one heals through the model and is written back). Read-only is fine: new entries then go to an overlay under the OS temp folder.",
+      "A folder of recorded actions: act, observe and dom-mode agent runs replay them without the model, on the same elements only (a changed one heals through the model and is written back). Read-only is fine: new entries then go to an overlay under the OS temp folder.",
     ),
   keepAlive: z
     .boolean()
