@@ -22,6 +22,7 @@ type StepOutcome = { action: AgentAction } | { stopped: { message: string; misma
 export async function replayAgentSteps(
   deps: AgentDeps,
   request: AgentReplayRequest,
+  signal?: AbortSignal,
 ): Promise<AgentReplayResult> {
   const context = deps.context();
   if (request.frameId !== undefined)
@@ -41,7 +42,7 @@ export async function replayAgentSteps(
     // An Action needs no model: nothing of a replay calls one.
     deps.models.scoped({ operation: "agent" }),
     { instruction: "replay", maxSteps: 1, toolTimeout: stepTimeout, variables: request.variables },
-    {},
+    { signal },
     { ...deps.typedVariables() },
     undefined,
   );
@@ -50,6 +51,13 @@ export async function replayAgentSteps(
   try {
     run.newTabs = await context.newTabs();
     for (const [i, step] of request.steps.entries()) {
+      if (signal?.aborted) {
+        return {
+          performed: i,
+          actions,
+          stopped: { message: "Stopped by the caller.", mismatch: false },
+        };
+      }
       const started = Date.now();
       const outcome = await withTimeout(
         "agent replay",

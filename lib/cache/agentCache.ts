@@ -105,21 +105,21 @@ export class AgentCache {
     let at = 0;
     let healed = false;
     for (;;) {
-      if (control.signal?.aborted)
-        return stopped(
-          actions,
-          healed,
-          "Stopped by the caller before the task was done.",
-          "aborted",
-        );
-      const replayed = await this.operations.agentReplay({
-        steps: steps.slice(at),
-        variables,
-        frameId: at === 0 ? request.frameId : undefined,
-        stepTimeout: toolTimeout,
-      });
+      const replayed = await this.operations.agentReplay(
+        {
+          steps: steps.slice(at),
+          variables,
+          frameId: at === 0 ? request.frameId : undefined,
+          stepTimeout: toolTimeout,
+        },
+        control.signal,
+      );
       actions.push(...replayed.actions);
       at += replayed.performed;
+      if (control.signal?.aborted) {
+        const message = "Stopped by the caller before the task was done.";
+        return stopped(actions, healed, message, "aborted");
+      }
       if (!replayed.stopped) break;
       const step = steps[at]!;
       logger.info("cache", "a step of the cached agent run could not be done", {

@@ -47,9 +47,10 @@ export interface Operations {
   identify(request: IdentifyRequest): Promise<(ElementIdentity | null)[]>;
   /**
    * A cached agent run's steps performed again, in order, with no model call; an element
-   * action only on the element recorded. Stops at the first step that cannot be done.
+   * action only on the element recorded. Stops at the first step that cannot be done, or at
+   * the caller's signal (between steps; a wait ends early).
    */
-  agentReplay(request: AgentReplayRequest): Promise<AgentReplayResult>;
+  agentReplay(request: AgentReplayRequest, signal?: AbortSignal): Promise<AgentReplayResult>;
 }
 
 export interface Engine {

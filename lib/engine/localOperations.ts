@@ -134,11 +134,11 @@ export class LocalOperations implements Operations {
     return { result, cacheEntry: { cacheKey: key.value, entry } };
   }
 
-  agentReplay(request: AgentReplayRequest): Promise<AgentReplayResult> {
+  agentReplay(request: AgentReplayRequest, signal?: AbortSignal): Promise<AgentReplayResult> {
     // Each step keeps its own time (stepTimeout); the whole is bounded by their sum.
     const bound = (request.stepTimeout ?? DEFAULT_TIMEOUT_MS) * (request.steps.length + 1);
     return this.run("agentReplay", request.frameId, bound, "the cached run", () =>
-      replayAgentSteps(this.agentDeps(), request),
+      replayAgentSteps(this.agentDeps(), request, signal),
     );
   }
 

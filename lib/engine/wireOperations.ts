@@ -60,8 +60,8 @@ export class WireOperations implements Operations {
     return this.call({ operation: "identify", request }, IdentifyResultSchema);
   }
 
-  agentReplay(request: AgentReplayRequest): Promise<AgentReplayResult> {
-    return this.call({ operation: "agentReplay", request }, AgentReplayResultSchema);
+  agentReplay(request: AgentReplayRequest, signal?: AbortSignal): Promise<AgentReplayResult> {
+    return this.call({ operation: "agentReplay", request }, AgentReplayResultSchema, { signal });
   }
 
   agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentExecuteAnswer> {

@@ -4,13 +4,14 @@
  * now another tea's) is never clicked, heals with one act call and is written back; with
  * selfHeal off, or no model, the replay stops with nothing clicked; hybrid runs are not cached.
  */
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Client, LogLine } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
+import { call, openaiAgent } from "../support/llm/agentModel.js";
 import { instructionOf, useModelServer } from "../support/llm/modelServer.js";
 import { openaiResponses } from "../support/llm/openai.js";
 import { signupAgent, signupExecutionModel } from "../support/llm/signupAgent.js";
@@ -236,6 +237,40 @@ describe("the agent cache", () => {
     expect(text).toContain("%password%");
     expect(text).not.toMatch(/first-secret|second-secret|example\.com/);
     expect(JSON.stringify(second.result)).not.toContain("second-secret-2");
+  });
+
+  it("stops a replay at the caller's signal, a recorded wait included", async () => {
+    const cacheDir = cacheFolder();
+    model.use(
+      openaiAgent((turn) =>
+        turn.history.length === 0
+          ? { calls: [call("wait", { seconds: 0.2 })] }
+          : { calls: [call("done", { success: true, message: "Waited" })] },
+      ),
+    );
+    const first = await clients.openOn(server.url("agent/search.html"), { model: MODEL, cacheDir });
+    expect((await first.agent().execute("Wait for the page")).message).toBe("Waited");
+    const file = join(cacheDir, readdirSync(cacheDir)[0]!);
+    const entry = JSON.parse(readFileSync(file, "utf8"));
+    expect(entry.steps).toEqual([{ tool: "wait", input: { seconds: 0.2 } }]);
+    // A committed entry whose wait is long: the caller's signal ends it early.
+    entry.steps[0].input.seconds = 30;
+    writeFileSync(file, JSON.stringify(entry));
+
+    const client = await clients.openOn(server.url("agent/search.html"), {
+      model: MODEL,
+      cacheDir,
+    });
+    const started = Date.now();
+    const result = await client
+      .agent()
+      .execute({ instruction: "Wait for the page", signal: AbortSignal.timeout(300) });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result).toMatchObject({
+      success: false,
+      completed: false,
+      metadata: { stoppedBy: "aborted" },
+    });
   });
 
   it("does not cache hybrid runs, which act by screen coordinates", async () => {

@@ -121,6 +121,6 @@ function run(
     case "identify":
       return result(operations.identify(call.request));
     case "agentReplay":
-      return result(operations.agentReplay(call.request));
+      return result(operations.agentReplay(call.request, signal));
   }
 }
