@@ -2,6 +2,7 @@
  * `%name%` variables: filled into what is typed at the last moment, and hidden again wherever
  * their values show up (outlines, messages, results), also as URLs write them.
  */
+import type { ElementIdentity } from "./api/operations.js";
 import { ServiceValidationError } from "./errors.js";
 import type { Variables } from "./options.js";
 
@@ -20,6 +21,19 @@ export function hideVariables(text: string, variables: Variables | undefined): s
     .sort((a, b) => b[1].length - a[1].length);
   for (const [name, value] of values) out = out.split(value).join(`%${name}%`);
   return out;
+}
+
+/** An element's identity with the values it shows as their %name%, as cache entries keep it. */
+export function hideIdentity<I extends ElementIdentity | null>(
+  identity: I,
+  variables: Variables | undefined,
+): I {
+  if (!identity || !variables) return identity;
+  return {
+    role: identity.role,
+    name: hideVariables(identity.name, variables),
+    context: hideVariables(identity.context, variables),
+  } as I;
 }
 
 /** A value as it is, and as encodeURIComponent, a form submission, RFC 3986 and lower-case hex write it. */
@@ -44,6 +58,15 @@ export function fillVariables(text: string, variables: Variables | undefined): s
         { path: [name], message: `the action uses ${token}, but no variable "${name}" was given` },
       ]);
     }
+    const v = variables[name]!;
+    return String(typeof v === "object" ? v.value : v);
+  });
+}
+
+/** `text` with the `%name%` tokens of the given variables filled; any other `%…%` left as it is. */
+export function fillKnownVariables(text: string, variables: Variables | undefined): string {
+  return text.replace(/%(\w+)%/g, (token, name: string) => {
+    if (!variables || !Object.hasOwn(variables, name)) return token;
     const v = variables[name]!;
     return String(typeof v === "object" ? v.value : v);
   });

@@ -131,6 +131,8 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       const timeMs = Date.now() - started;
       if (outcome.ok && outcome.output.replay !== undefined)
         s.recording?.add(outcome.output.replay);
+      else if (!outcome.ok && byName.get(call.toolName)?.unreplayableOnError)
+        s.recording?.add(null);
       const text = clean(outcome.ok ? outcome.output.text : outcome.error);
       const failed = outcome.ok ? outcome.output.failed : outcome.error;
       results.push({
@@ -246,8 +248,8 @@ async function runTool(
   }
 }
 
-/** The tools' own model calls (act, extract) count in this step's usage too. */
-function withUsage(run: AgentRun, onUsage: (usage: Usage) => void): AgentRun["actSettings"] {
+/** The tools' own model calls (act, extract) count in this step's usage too (and a replay's heals in its). */
+export function withUsage(run: AgentRun, onUsage: (usage: Usage) => void): AgentRun["actSettings"] {
   const models = run.actSettings.models;
   return {
     ...run.actSettings,
@@ -279,7 +281,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Nothing secret leaves a run: variables' values become their %name%, keys are redacted. */
-function scrub<T>(value: T, variables: Variables | undefined, redactor: Redactor): T {
+export function scrub<T>(value: T, variables: Variables | undefined, redactor: Redactor): T {
   const hide = (v: unknown): unknown => {
     if (typeof v === "string") return hideVariables(v, variables);
     if (Array.isArray(v)) return v.map(hide);

@@ -1,23 +1,37 @@
 /**
- * A cached agent run performed again on this machine's browser, with no model: each recorded
- * step in order, under the run's navigation-safety rule, each within its time. An element action
- * is done only on the element recorded (act's `expect`); the page tools are called again with
- * the input the model gave them. The first step that cannot be done stops the replay and says
- * why, so that the cache can heal it.
+ * A cached agent run performed again on this machine's browser: each recorded step in order,
+ * under the run's navigation-safety rule, each within its time, with no model unless a step must
+ * heal. An element action is done only on the element recorded (act's `expect`); keys only where
+ * the focus was; the page tools are called again with the input the model gave them. With
+ * `heal`, an element that is missing or another is asked for again in the words recorded with
+ * it (one act call, under the same rule). The first step that cannot be done stops the replay
+ * and says why; nothing of it names a variable's value.
  */
-import type { AgentReplayRequest, AgentReplayResult, AgentStep } from "../api/operations.js";
+import type {
+  AgentReplayRequest,
+  AgentReplayResult,
+  AgentStep,
+  ElementIdentity,
+} from "../api/operations.js";
+import { focusedIdentity, sameIdentity } from "../browser/elementIdentity.js";
+import { MissingLLMConfigurationError } from "../errors.js";
 import { act } from "../handlers/act.js";
 import { activePageOf, pageById } from "../handlers/pageSnapshot.js";
-import type { AgentAction } from "../options.js";
+import type { AgentAction, AgentUsage } from "../options.js";
 import { readableMessage } from "../readableError.js";
+import { actionSettled, networkIdle } from "../snapshot/settle.js";
 import { type Deadline, withTimeout } from "../timeout.js";
+import { fillKnownVariables, hideIdentity } from "../variables.js";
 import { type AgentDeps, guardRun, newRun } from "./agent.js";
+import { scrub, withUsage } from "./loop.js";
 import type { AgentRun } from "./tools/defineTool.js";
 import { REPLAYED_TOOLS } from "./tools/index.js";
 
 const STEP_TIMEOUT_MS = 30_000;
 
-type StepOutcome = { action: AgentAction } | { stopped: { message: string; mismatch: boolean } };
+type StepOutcome =
+  | { action: AgentAction; healed?: AgentStep }
+  | { stopped: { message: string; mismatch: boolean } };
 
 export async function replayAgentSteps(
   deps: AgentDeps,
@@ -28,95 +42,167 @@ export async function replayAgentSteps(
   if (request.frameId !== undefined)
     context.setActivePage(await pageById(context, request.frameId));
   const stepTimeout = request.stepTimeout ?? STEP_TIMEOUT_MS;
+  const model = request.model;
   const run = newRun(
-    {
-      mode: "dom",
-      model: undefined,
-      executionModel: undefined,
-      systemPrompt: undefined,
-      stream: false,
-    },
+    { mode: "dom", model, executionModel: model, systemPrompt: undefined, stream: false },
     deps,
     context,
     () => activePageOf(context),
-    // An Action needs no model: nothing of a replay calls one.
     deps.models.scoped({ operation: "agent" }),
     { instruction: "replay", maxSteps: 1, toolTimeout: stepTimeout, variables: request.variables },
     { signal },
     { ...deps.typedVariables() },
     undefined,
   );
+  const usage: AgentUsage = { input_tokens: 0, output_tokens: 0, inference_time_ms: 0 };
+  run.actSettings = withUsage(run, (u) => {
+    usage.input_tokens += u.promptTokens;
+    usage.output_tokens += u.completionTokens;
+    usage.inference_time_ms += u.inferenceTimeMs;
+  });
+  // What leaves the browser names no variable's value: a URL may carry one, an element show it.
+  const clean = <T>(value: T): T => scrub(value, request.variables, deps.logger.redactor);
   const actions: AgentAction[] = [];
+  const healed: AgentReplayResult["healed"] = [];
+  const answer = (performed: number, stopped?: { message: string; mismatch: boolean }) => ({
+    performed,
+    actions,
+    healed,
+    usage,
+    ...(stopped ? { stopped: clean(stopped) } : {}),
+  });
   const unguard = await guardRun(run);
   try {
     run.newTabs = await context.newTabs();
     for (const [i, step] of request.steps.entries()) {
-      if (signal?.aborted) {
-        return {
-          performed: i,
-          actions,
-          stopped: { message: "Stopped by the caller.", mismatch: false },
-        };
-      }
+      if (signal?.aborted) return answer(i, { message: "Stopped by the caller.", mismatch: false });
       const started = Date.now();
       const outcome = await withTimeout(
         "agent replay",
         stepTimeout,
         `step ${i + 1} of the cached run (${step.tool})`,
-        (deadline) => perform(step, run, deadline),
-      ).catch(
-        (error: unknown): StepOutcome => ({
-          stopped: { message: readableMessage(error), mismatch: false },
-        }),
-      );
+        (deadline) => perform(step, run, deadline, request.heal === true),
+      ).catch((error: unknown): StepOutcome => {
+        // A heal with no model to ask: the caller says so plainly.
+        if (error instanceof MissingLLMConfigurationError) throw error;
+        return { stopped: { message: readableMessage(error), mismatch: false } };
+      });
       const refused = run.refused.splice(0);
-      if ("stopped" in outcome || refused.length) {
-        const message =
-          "stopped" in outcome
-            ? outcome.stopped.message
-            : `Navigation refused by the safety rule: ${refused.join("; ")}`;
-        return {
-          performed: i,
-          actions,
-          stopped: {
-            message: deps.logger.redactor.text(message),
-            mismatch: "stopped" in outcome && outcome.stopped.mismatch,
-          },
-        };
+      if (refused.length) {
+        const message = `Navigation refused by the safety rule: ${refused.join("; ")}`;
+        return answer(i, { message, mismatch: false });
       }
-      actions.push({ ...outcome.action, timeMs: Date.now() - started });
+      if ("stopped" in outcome) return answer(i, outcome.stopped);
+      // As the model's turn did in the recorded run, the page gets to take in what the step
+      // started (a submitted form's next document) before the next step looks at it.
+      await settled(run, deps.actSettings.domSettleTimeout);
+      if (outcome.healed) healed.push({ index: i, step: clean(outcome.healed) });
+      actions.push(clean({ ...outcome.action, timeMs: Date.now() - started }));
     }
-    return { performed: request.steps.length, actions };
+    return answer(request.steps.length);
   } finally {
     await unguard?.();
   }
 }
 
-async function perform(step: AgentStep, run: AgentRun, deadline: Deadline): Promise<StepOutcome> {
-  if (step.tool !== "act") {
-    const output = await REPLAYED_TOOLS[step.tool].execute(step.input, run, deadline);
-    return { action: { type: step.tool, taskCompleted: false, ...output.action } };
+async function perform(
+  step: AgentStep,
+  run: AgentRun,
+  deadline: Deadline,
+  heal: boolean,
+): Promise<StepOutcome> {
+  if (step.tool === "act") return performAct(step, run, deadline, heal);
+  if (step.tool === "keys") {
+    const now = hideIdentity(await focusedIdentity(run.page().playwrightPage), run.variables);
+    if (!sameFocus(now, step.focus)) {
+      return {
+        stopped: {
+          message: `The keys ${step.input.keys.join(", ")} went to ${describe(step.focus)}; the focus is now on ${describe(now)}. Nothing was pressed.`,
+          mismatch: false,
+        },
+      };
+    }
   }
+  // A value the recording kept as its %name% goes back where it was (a URL's query, say).
+  const input =
+    step.tool === "goto" ? { url: fillKnownVariables(step.input.url, run.variables) } : step.input;
+  const output = await REPLAYED_TOOLS[step.tool].execute(input, run, deadline);
+  return { action: { type: step.tool, taskCompleted: false, ...output.action } };
+}
+
+async function performAct(
+  step: Extract<AgentStep, { tool: "act" }>,
+  run: AgentRun,
+  deadline: Deadline,
+  heal: boolean,
+): Promise<StepOutcome> {
+  const options = { variables: run.variables };
   const result = await act(
     run.context,
     run.page(),
     step.action,
-    { variables: run.variables },
+    options,
     run.actSettings,
     deadline,
-    { expect: step.identity },
+    {
+      expect: step.identity,
+    },
   );
-  if (!result.success) {
-    return { stopped: { message: result.message, mismatch: result.mismatch === true } };
-  }
-  return {
+  const done = (description: string, healedStep?: AgentStep): StepOutcome => ({
     action: {
       type: "act",
       instruction: step.instruction,
-      action: result.actionDescription,
+      action: description,
       success: true,
       taskCompleted: false,
       pageUrl: run.page().url(),
+      ...(healedStep ? { healed: true } : {}),
     },
-  };
+    healed: healedStep,
+  });
+  if (result.success) return done(result.actionDescription);
+  if (!result.mismatch || !heal) {
+    return { stopped: { message: result.message, mismatch: result.mismatch === true } };
+  }
+  // Nothing was done on the changed element: find it again by the words that asked for it.
+  run.logger.info("cache", "a cached element changed; finding it again", {
+    instruction: step.instruction,
+  });
+  const again = await act(
+    run.context,
+    run.page(),
+    step.instruction,
+    { ...options, model: run.executionModel },
+    run.actSettings,
+    deadline,
+    { identify: true },
+  );
+  const action = again.actions.at(-1);
+  const identity = again.identities?.at(-1);
+  if (!again.success || !action || !identity) {
+    return {
+      stopped: {
+        message: `${result.message} Finding it again did not work: ${again.message}`,
+        mismatch: true,
+      },
+    };
+  }
+  return done(again.actionDescription, { ...step, action, identity });
+}
+
+/** A rendered frame after an action of ours, then nothing loading, within `timeoutMs`. */
+async function settled(run: AgentRun, timeoutMs: number): Promise<void> {
+  const page = run.context.activePage()?.playwrightPage;
+  if (!page || page.isClosed()) return;
+  const endsAt = Date.now() + timeoutMs;
+  await actionSettled(page, timeoutMs).catch(() => false);
+  await networkIdle(page, Math.max(0, endsAt - Date.now()), run.logger);
+}
+
+function sameFocus(now: ElementIdentity | null, recorded: ElementIdentity | null): boolean {
+  return now === null || recorded === null ? now === recorded : sameIdentity(now, recorded);
+}
+
+function describe(identity: ElementIdentity | null): string {
+  return identity ? `${identity.role} "${identity.name}"` : "the page";
 }

@@ -6,6 +6,7 @@
  * these types, the service validates with them, and the remote client sends them.
  */
 import { z } from "zod";
+import { ModelConfigurationSchema } from "../model/config.js";
 import {
   ActionSchema,
   ActOptionsSchema,
@@ -137,6 +138,8 @@ export const AgentStepSchema = z.discriminatedUnion("tool", [
   z.strictObject({
     tool: z.literal("keys"),
     input: z.strictObject({ keys: z.array(z.string().min(1)).min(1) }),
+    /** What had the focus, and so received the keys; null for the page itself. */
+    focus: ElementIdentitySchema.nullable(),
   }),
   z.strictObject({
     tool: z.literal("wait"),
@@ -152,6 +155,12 @@ export const AgentReplayRequestSchema = z.strictObject({
   frameId: FrameIdSchema.optional(),
   /** The most each step may take, as a tool call's toolTimeout. */
   stepTimeout: z.lazy(() => TimeoutSchema).optional(),
+  /**
+   * An element step whose element is missing or another is asked for again in the words
+   * recorded with it (one act call with `model`), under the same navigation rule.
+   */
+  heal: z.boolean().optional(),
+  model: ModelConfigurationSchema.optional(),
 });
 export type AgentReplayRequest = z.infer<typeof AgentReplayRequestSchema>;
 
@@ -162,6 +171,10 @@ export const AgentReplayResultSchema = z.strictObject({
   actions: z.array(AgentActionSchema),
   /** The step that stopped the replay; `mismatch` when its element was missing or another. */
   stopped: z.strictObject({ message: z.string(), mismatch: z.boolean() }).optional(),
+  /** Steps healed on the way (by their index in the request), as they are now. */
+  healed: z.array(z.strictObject({ index: z.number().int().min(0), step: AgentStepSchema })),
+  /** What the heals cost. */
+  usage: AgentUsageSchema,
 });
 export type AgentReplayResult = z.infer<typeof AgentReplayResultSchema>;
 

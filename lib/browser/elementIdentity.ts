@@ -4,13 +4,32 @@
  * the element itself (the product card around one of four "Add to cart" buttons). Computed the
  * same way when an action is recorded and when it is replayed, so the two compare exactly.
  */
-import type { ElementHandle } from "playwright-core";
+import type { ElementHandle, Page } from "playwright-core";
 import type { ElementIdentity } from "../api/operations.js";
 import { inPage } from "./inPage.js";
 
 /** The identity of an element already resolved (one call into the page). */
 export function identityOfElement(element: ElementHandle): Promise<ElementIdentity> {
   return element.evaluate(IDENTITY_IN_PAGE);
+}
+
+/** The identity of what has the focus (through open shadow roots); null for the page itself. */
+export async function focusedIdentity(page: Page): Promise<ElementIdentity | null> {
+  const handle = await page.evaluateHandle(() => {
+    let focused = document.activeElement;
+    while (focused?.shadowRoot?.activeElement) focused = focused.shadowRoot.activeElement;
+    return focused && focused !== document.body ? focused : null;
+  });
+  const element = handle.asElement();
+  if (!element) {
+    await handle.dispose();
+    return null;
+  }
+  try {
+    return await identityOfElement(element);
+  } finally {
+    await element.dispose();
+  }
 }
 
 export function sameIdentity(a: ElementIdentity, b: ElementIdentity): boolean {

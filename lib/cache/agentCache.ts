@@ -1,22 +1,20 @@
 /**
  * Agent runs without the model, on the operation path (so it works the same on any engine). A
  * miss runs the agent with `shouldCache` and keeps the entry the engine answers: the run's
- * replayable steps and its final message. A hit replays the steps (the engine acts on an element
- * only if it is still the one recorded) and answers the recorded message with no model call. A
- * step that cannot be done heals through the model (with selfHeal): an element action is asked
- * for again in its own words, one act call; anything else, or a heal that fails, hands the run
- * to the agent from where the replay stopped. What healed is written back. Only dom runs are
- * cached: hybrid and cua runs act by screen coordinates, which a changed page does not keep.
+ * replayable steps and its final message. A hit replays the steps in one engine call (an element
+ * is acted on only if it is still the one recorded) and answers the recorded message with no
+ * model call. With selfHeal, a changed element is asked for again there in its own words (one
+ * act call); any other step that cannot be done, or a heal that fails, hands the run to the
+ * agent from where the replay stopped. What healed is written back. Only dom runs are cached:
+ * hybrid and cua runs act by screen coordinates, which a changed page does not keep.
  */
 import type { AgentExecuteRequest, AgentStep } from "../api/operations.js";
 import type { AgentControl, Operations } from "../engine/engine.js";
 import { MissingLLMConfigurationError, ServiceError } from "../errors.js";
-import type { AgentAction, AgentResult } from "../options.js";
+import type { AgentAction, AgentResult, AgentUsage } from "../options.js";
 import type { CacheSettings } from "./actionCache.js";
 import { type AgentEntry, newEntry } from "./cacheEntry.js";
 import { agentCacheKey, type CacheKey } from "./cacheKey.js";
-
-const NO_USAGE = { input_tokens: 0, output_tokens: 0, inference_time_ms: 0 };
 
 export class AgentCache {
   constructor(
@@ -100,57 +98,46 @@ export class AgentCache {
   ): Promise<AgentResult> {
     const { logger, store, selfHeal } = this.settings;
     const { variables, toolTimeout } = request.executeOptions;
-    const steps = [...entry.steps];
-    const actions: AgentAction[] = [];
-    let at = 0;
-    let healed = false;
-    for (;;) {
-      const replayed = await this.operations.agentReplay(
+    const replayed = await this.withModel(true, () =>
+      this.operations.agentReplay(
         {
-          steps: steps.slice(at),
+          steps: entry.steps,
           variables,
-          frameId: at === 0 ? request.frameId : undefined,
+          frameId: request.frameId,
           stepTimeout: toolTimeout,
+          heal: selfHeal,
+          model: request.agentConfig.executionModel,
         },
         control.signal,
-      );
-      actions.push(...replayed.actions);
-      at += replayed.performed;
-      if (control.signal?.aborted) {
-        const message = "Stopped by the caller before the task was done.";
-        return stopped(actions, healed, message, "aborted");
-      }
-      if (!replayed.stopped) break;
-      const step = steps[at]!;
+      ),
+    );
+    const steps = [...entry.steps];
+    for (const { index, step } of replayed.healed) steps[index] = step;
+    const healed = replayed.healed.length > 0;
+    const { actions, performed, stopped } = replayed;
+    // Stopped by the caller (a wait it cut short is no finished step): not the recorded run.
+    if (control.signal?.aborted) {
+      return ended(actions, replayed.usage, "Stopped by the caller before the task was done.", {
+        healed,
+        stoppedBy: "aborted",
+      });
+    }
+    if (stopped) {
+      const step = steps[performed]!;
       logger.info("cache", "a step of the cached agent run could not be done", {
         cacheKey: key.value,
-        step: at + 1,
+        step: performed + 1,
         tool: step.tool,
-        reason: replayed.stopped.message,
+        reason: stopped.message,
       });
       if (!selfHeal) {
-        return stopped(
-          actions,
-          healed,
-          `The cached run stopped at step ${at + 1} (${step.tool}): ${replayed.stopped.message} Nothing more was done: selfHeal is off.`,
-          "cache",
-        );
+        const message = `The cached run stopped at step ${performed + 1} (${step.tool}): ${stopped.message} Nothing more was done: selfHeal is off.`;
+        return ended(actions, replayed.usage, message, { healed, stoppedBy: "cache" });
       }
-      const fixed =
-        step.tool === "act" && replayed.stopped.mismatch
-          ? await this.heal(step, request)
-          : undefined;
-      if (!fixed) {
-        logger.info("cache", "the agent takes over from the step that changed", {
-          cacheKey: key.value,
-        });
-        return this.record(key, request, control, steps.slice(0, at), actions);
-      }
-      steps[at] = fixed.step;
-      actions.push(fixed.action);
-      at++;
-      healed = true;
-      if (at === steps.length) break;
+      logger.info("cache", "the agent takes over from the step that changed", {
+        cacheKey: key.value,
+      });
+      return this.record(key, request, control, steps.slice(0, performed), actions);
     }
     if (healed) {
       await store.write(newEntry(key, { method: "agent", steps, message: entry.message }));
@@ -166,39 +153,14 @@ export class AgentCache {
       completed: true,
       message: entry.message,
       actions,
-      metadata: { cacheHit: !healed, steps: 0, stoppedBy: "done", replayedSteps: steps.length },
-      usage: NO_USAGE,
-    };
-  }
-
-  /** The element asked for again in the words that first asked for it: one act call. */
-  private async heal(
-    step: Extract<AgentStep, { tool: "act" }>,
-    request: AgentExecuteRequest,
-  ): Promise<{ step: AgentStep; action: AgentAction } | undefined> {
-    const { variables, toolTimeout } = request.executeOptions;
-    const started = Date.now();
-    const result = await this.withModel(true, () =>
-      this.operations.act({
-        input: step.instruction,
-        options: { variables, model: request.agentConfig.executionModel, timeout: toolTimeout },
-        identify: true,
-      }),
-    );
-    const action = result.actions.at(-1);
-    const identity = result.identities?.at(-1);
-    if (!result.success || !action || !identity) return undefined;
-    return {
-      step: { ...step, action, identity },
-      action: {
-        type: "act",
-        instruction: step.instruction,
-        action: result.actionDescription,
-        success: true,
-        taskCompleted: false,
-        healed: true,
-        timeMs: Date.now() - started,
+      metadata: {
+        cacheHit: !healed,
+        healed,
+        steps: 0,
+        stoppedBy: "done",
+        replayedSteps: steps.length,
       },
+      usage: replayed.usage,
     };
   }
 
@@ -219,18 +181,18 @@ export class AgentCache {
 }
 
 /** A replay that ended before the task: what was done, and why it stopped. */
-function stopped(
+function ended(
   actions: AgentAction[],
-  healed: boolean,
+  usage: AgentUsage,
   message: string,
-  stoppedBy: string,
+  metadata: { healed: boolean; stoppedBy: string },
 ): AgentResult {
   return {
     success: false,
     completed: false,
     message,
     actions,
-    metadata: { cacheHit: false, healed, steps: 0, stoppedBy },
-    usage: NO_USAGE,
+    metadata: { cacheHit: false, steps: 0, ...metadata },
+    usage,
   };
 }

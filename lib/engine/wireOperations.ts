@@ -78,11 +78,20 @@ export class WireOperations implements Operations {
     }
     return this.finish({ operation: "agentExecute", request }, control, (data) => ({
       result: parseInput(AgentResultSchema, data.result, "agentExecute result"),
-      cacheEntry:
-        data.cacheEntry === undefined
-          ? undefined
-          : parseInput(ExportedEntrySchema, data.cacheEntry, "agentExecute cacheEntry"),
+      cacheEntry: this.entryOf(data.cacheEntry),
     }));
+  }
+
+  /** A cache entry of another version or shape is a miss, never a failed run. */
+  private entryOf(raw: unknown) {
+    if (raw === undefined) return undefined;
+    const parsed = ExportedEntrySchema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    this.sink.logger.warn(
+      "cache",
+      "ignored a cache entry the service sent that is not one of ours",
+    );
+    return undefined;
   }
 
   private call<S extends z.ZodType>(

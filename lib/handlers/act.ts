@@ -14,7 +14,7 @@ import type { Logger } from "../log.js";
 import type { Action, Variables } from "../options.js";
 import { rawDetail, readableMessage } from "../readableError.js";
 import type { Deadline } from "../timeout.js";
-import { hideVariables, variablesIn } from "../variables.js";
+import { hideIdentity, hideVariables, variablesIn } from "../variables.js";
 import { findElements, type ObserveSettings } from "./observe.js";
 import { snapshotFor } from "./pageSnapshot.js";
 import { performAction } from "./performAction.js";
@@ -102,7 +102,9 @@ async function attempt(
   const guardFor = (slot: number) =>
     check.identify || check.expect
       ? async (element: ElementHandle) => {
-          const seen = await identityOfElement(element);
+          // A value typed from a variable shows as its %name%, recorded and compared alike: an
+          // entry never holds it, and runs with other values match the same entry.
+          const seen = hideIdentity(await identityOfElement(element), options.variables);
           identities[slot] = seen;
           if (check.expect && !sameIdentity(seen, check.expect)) {
             throw new NotTheRecordedElement(seen);
@@ -118,8 +120,14 @@ async function attempt(
   } catch (error) {
     // A missing variable is the caller's to fix, not a page that changed.
     if (error instanceof ServiceValidationError) throw error;
-    // A replay acts on the recorded element or not at all: the cache heals, not this.
-    if (check.expect) return mismatchResult(action, check.expect, error, identities);
+    // A replay acts on the recorded element or not at all: the cache heals, not this. The
+    // recorded element that took the action and failed is no mismatch: acting again through a
+    // heal could repeat keys already typed.
+    if (check.expect) {
+      const checked = identities[0] && !notTheRecorded(error);
+      if (checked) return identified(failure(error, action, options, settings.logger));
+      return mismatchResult(action, check.expect, error, identities);
+    }
     // Typing or pressing again would repeat keys already sent: those are not healed.
     const repeatable = action.method !== "type" && action.method !== "press";
     if (!settings.selfHeal || !repeatable || deadline.signal.aborted) {
@@ -219,6 +227,13 @@ class NotTheRecordedElement extends Error {
   }
 }
 
+function notTheRecorded(error: unknown): NotTheRecordedElement | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof NotTheRecordedElement) return e;
+  }
+  return undefined;
+}
+
 /** A replay that did not act: another element stands there, or none came in time. */
 function mismatchResult(
   action: Action,
@@ -226,10 +241,7 @@ function mismatchResult(
   error: unknown,
   identities: (ElementIdentity | null)[],
 ): ActResult {
-  let seen: ElementIdentity | undefined;
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (e instanceof NotTheRecordedElement) seen = e.seen;
-  }
+  const seen = notTheRecorded(error)?.seen;
   const message = seen
     ? `The element is not the one recorded (${describe(expected)}; now ${describe(seen)}); nothing was done.`
     : `The element recorded (${describe(expected)}) did not come in time; nothing was done.`;

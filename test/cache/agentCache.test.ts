@@ -239,6 +239,131 @@ describe("the agent cache", () => {
     expect(JSON.stringify(second.result)).not.toContain("second-secret-2");
   });
 
+  it("replays goto, scroll, back and keys, and presses keys only where the focus was", async () => {
+    const cacheDir = cacheFolder();
+    const results = server.url("agent/results.html?q=black");
+    model.use(
+      openaiAgent((turn) => {
+        const done = turn.history.map((h) => h.name);
+        if (!done.includes("goto")) return { calls: [call("goto", { url: results })] };
+        if (!done.includes("scroll")) return { calls: [call("scroll", { direction: "down" })] };
+        if (!done.includes("back")) return { calls: [call("back")] };
+        if (!done.includes("act"))
+          return { calls: [call("act", { action: "type oolong into the search field" })] };
+        if (!done.includes("keys")) return { calls: [call("keys", { keys: ["Enter"] })] };
+        return { calls: [call("done", { success: true, message: "Searched for oolong" })] };
+      }),
+      teaExecutionModel(),
+    );
+    const task = "Look at black teas, then search for oolong";
+    const first = await clients.openOn(server.url("agent/search.html"), { model: MODEL, cacheDir });
+    expect((await first.agent().execute(task)).message).toBe("Searched for oolong");
+    const asked = model.requests().length;
+    const file = join(cacheDir, readdirSync(cacheDir)[0]!);
+    const entry = JSON.parse(readFileSync(file, "utf8"));
+    expect(entry.steps.map((s: { tool: string }) => s.tool)).toEqual([
+      "goto",
+      "scroll",
+      "back",
+      "act",
+      "keys",
+    ]);
+    expect(entry.steps[4]).toMatchObject({
+      input: { keys: ["Enter"] },
+      focus: { role: "textbox", name: "Search teas" },
+    });
+
+    const again = await clients.openOn(server.url("agent/search.html"), { model: MODEL, cacheDir });
+    const replayed = await again.agent().execute(task);
+    expect(replayed).toMatchObject({ success: true, metadata: { cacheHit: true } });
+    expect(replayed.actions.map((a) => a.type)).toEqual([
+      "goto",
+      "scroll",
+      "back",
+      "act",
+      "keys",
+      "done",
+    ]);
+    expect(urlOf(again)).toBe(server.url("agent/results.html?q=oolong"));
+    expect(model.requests()).toHaveLength(asked);
+
+    // Recorded as going to another field: nothing is pressed, and without selfHeal it stops.
+    entry.steps[4].focus.name = "Another field";
+    writeFileSync(file, JSON.stringify(entry));
+    const strict = await clients.openOn(server.url("agent/search.html"), {
+      model: MODEL,
+      cacheDir,
+      selfHeal: false,
+    });
+    const stopped = await strict.agent().execute(task);
+    expect(stopped).toMatchObject({ success: false, metadata: { stoppedBy: "cache" } });
+    expect(stopped.message).toMatch(/went to textbox "Another field".*Nothing was pressed/);
+    expect(urlOf(strict)).toBe(server.url("agent/search.html"));
+    expect(model.requests()).toHaveLength(asked);
+  });
+
+  it("refuses a recorded goto to a metadata address, as a run would", async () => {
+    const cacheDir = cacheFolder();
+    model.use(
+      openaiAgent((turn) =>
+        turn.history.length === 0
+          ? { calls: [call("goto", { url: server.url("agent/item.html?id=green") })] }
+          : { calls: [call("done", { success: true, message: "Opened" })] },
+      ),
+    );
+    const first = await clients.openOn(server.url("agent/search.html"), { model: MODEL, cacheDir });
+    await first.agent().execute("Open green tea");
+    const file = join(cacheDir, readdirSync(cacheDir)[0]!);
+    const entry = JSON.parse(readFileSync(file, "utf8"));
+    // A committed cache someone changed: the rule applies to a replay as to a run.
+    entry.steps[0].input.url = "http://169.254.169.254/latest/meta-data/";
+    writeFileSync(file, JSON.stringify(entry));
+    const client = await clients.openOn(server.url("agent/search.html"), {
+      model: MODEL,
+      cacheDir,
+      selfHeal: false,
+    });
+    const result = await client.agent().execute("Open green tea");
+    expect(result).toMatchObject({ success: false, metadata: { stoppedBy: "cache" } });
+    expect(result.message).toMatch(/169\.254\.169\.254/);
+    expect(urlOf(client)).toBe(server.url("agent/search.html"));
+  });
+
+  it("keeps a variable's value out of the entry and out of a replay's result", async () => {
+    const cacheDir = cacheFolder();
+    model.use(
+      openaiAgent((turn) => {
+        const done = turn.history.map((h) => h.name);
+        if (!done.length)
+          return { calls: [call("act", { action: "type %tea% into the search field" })] };
+        if (done.length === 1)
+          return { calls: [call("act", { action: "click the Search button" })] };
+        return { calls: [call("done", { success: true, message: "Searched" })] };
+      }),
+      teaExecutionModel(),
+    );
+    const search = async (tea: string) => {
+      const client = await clients.openOn(server.url("agent/search.html"), {
+        model: MODEL,
+        cacheDir,
+      });
+      const result = await client
+        .agent()
+        .execute({ instruction: "Search for %tea%", variables: { tea } });
+      return { result, url: urlOf(client) };
+    };
+    await search("jasmine");
+    const second = await search("oolong");
+    expect(second.result.metadata?.cacheHit).toBe(true);
+    expect(second.url).toBe(server.url("agent/results.html?q=oolong"));
+    // The page's URL carries the value; the result shows its %name%.
+    expect(second.result.actions[1]!.pageUrl).toBe(server.url("agent/results.html?q=%tea%"));
+    expect(JSON.stringify(second.result)).not.toContain("oolong");
+    expect(readFileSync(join(cacheDir, readdirSync(cacheDir)[0]!), "utf8")).not.toMatch(
+      /jasmine|oolong/,
+    );
+  });
+
   it("stops a replay at the caller's signal, a recorded wait included", async () => {
     const cacheDir = cacheFolder();
     model.use(

@@ -87,6 +87,11 @@ export interface AgentTool<S extends z.ZodType = z.ZodType> {
   description: string;
   inputSchema: S;
   execute(input: z.output<S>, run: AgentRun, deadline: Deadline): Promise<ToolOutput>;
+  /**
+   * A failed call may still have changed the page (a load stopped part-way, keys half sent): a
+   * run with one cannot be replayed.
+   */
+  unreplayableOnError?: boolean;
   /** The input as results and events show it, when it carries protocol data of its own. */
   describeInput?(input: unknown): unknown;
 }

@@ -1,10 +1,14 @@
 import { z } from "zod";
+import { noteAction } from "../../browser/actionNotes.js";
+import { focusedIdentity } from "../../browser/elementIdentity.js";
+import { hideIdentity } from "../../variables.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "keys",
   description:
     'Press keys on whatever has focus: "Enter" to submit, "Escape" to close, "Tab" to move on, chords like "Control+A".',
+  unreplayableOnError: true,
   inputSchema: z.object({
     keys: z
       .array(z.string().min(1))
@@ -16,18 +20,27 @@ export default defineTool({
   }),
   async execute({ keys }, run, deadline) {
     const page = run.page().playwrightPage;
+    // Keys go to whatever has the focus: a replay presses them only where they went.
+    const focus = run.recording
+      ? hideIdentity(await focusedIdentity(page), run.variables)
+      : undefined;
     const pressed: string[] = [];
     for (const key of keys) {
       if (deadline.signal.aborted) break;
       await page.keyboard.press(key);
       pressed.push(key);
     }
+    // What the keys' own handlers changed is their result, not a page still moving.
+    if (pressed.length) noteAction(page);
     await run.newTabs.settled(Math.min(2_000, deadline.remaining()));
     const now = run.page().playwrightPage;
     return {
       text: `Pressed ${keys.join(", ")}`,
       action: { action: `press ${keys.join(" ")}`, pageUrl: now.url() },
-      replay: pressed.length ? [{ tool: "keys", input: { keys: pressed } }] : [],
+      replay:
+        focus === undefined || !pressed.length
+          ? []
+          : [{ tool: "keys", input: { keys: pressed }, focus }],
     };
   },
 });

@@ -6,6 +6,7 @@ export default defineTool({
   name: "scroll",
   description:
     "Scroll the page (or the scrollable area in the middle of the view) up or down, to bring more of it into view.",
+  unreplayableOnError: true,
   inputSchema: z.object({
     direction: z.enum(["up", "down"]).describe("Which way to scroll"),
     screens: z
