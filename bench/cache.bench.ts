@@ -39,6 +39,11 @@ const uncached = new Client({
   model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench" },
 });
 const time = timedOnQuietPage;
+/** Each round in another order: whichever goes first in a round must not always be the same. */
+async function inTurns(runs: (() => Promise<unknown>)[]): Promise<void> {
+  const order = runs.map((run) => ({ run, at: Math.random() })).sort((a, b) => a.at - b.at);
+  for (const { run } of order) await run();
+}
 
 try {
   await Promise.all([client.init(), uncached.init()]);
@@ -53,9 +58,11 @@ try {
   const plain: number[] = [];
   const first: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    replay.push(await time(() => client.act("add black tea to the cart")));
-    plain.push(await time(() => pw.click("li:nth-child(2) button")));
-    first.push(await time(() => uncached.act("add black tea to the cart")));
+    await inTurns([
+      async () => replay.push(await time(() => client.act("add black tea to the cart"))),
+      async () => plain.push(await time(() => pw.click("li:nth-child(2) button"))),
+      async () => first.push(await time(() => uncached.act("add black tea to the cart"))),
+    ]);
   }
   const [r, p, f] = [median(replay), median(plain), median(first)];
 
@@ -89,9 +96,11 @@ try {
   const agentPlain: number[] = [];
   const agentFirst: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    agentReplay.push(await runAgent(client));
-    agentPlain.push(await runPlain());
-    agentFirst.push(await runAgent(uncached));
+    await inTurns([
+      async () => agentReplay.push(await runAgent(client)),
+      async () => agentPlain.push(await runPlain()),
+      async () => agentFirst.push(await runAgent(uncached)),
+    ]);
   }
   const [ar, ap, af] = [median(agentReplay), median(agentPlain), median(agentFirst)];
   const row = (name: string, ms: number, base: number) =>

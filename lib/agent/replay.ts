@@ -19,7 +19,7 @@ import { act } from "../handlers/act.js";
 import { activePageOf, pageById } from "../handlers/pageSnapshot.js";
 import type { AgentAction, AgentUsage } from "../options.js";
 import { readableMessage } from "../readableError.js";
-import { actionSettled, networkIdle } from "../snapshot/settle.js";
+import { networkIdle, turnOf } from "../snapshot/settle.js";
 import { type Deadline, withTimeout } from "../timeout.js";
 import { fillKnownVariables, hideIdentity } from "../variables.js";
 import { type AgentDeps, guardRun, newRun } from "./agent.js";
@@ -190,12 +190,15 @@ async function performAct(
   return done(again.actionDescription, { ...step, action, identity });
 }
 
-/** A rendered frame after an action of ours, then nothing loading, within `timeoutMs`. */
+/**
+ * One task of the page's (what the step queued, a form's submission, has begun), then nothing
+ * loading (the next document), within `timeoutMs`.
+ */
 async function settled(run: AgentRun, timeoutMs: number): Promise<void> {
   const page = run.context.activePage()?.playwrightPage;
   if (!page || page.isClosed()) return;
   const endsAt = Date.now() + timeoutMs;
-  await actionSettled(page, timeoutMs).catch(() => false);
+  await turnOf(page, "task", timeoutMs).catch(() => false);
   await networkIdle(page, Math.max(0, endsAt - Date.now()), run.logger);
 }
 

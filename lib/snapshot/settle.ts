@@ -46,7 +46,22 @@ const FRAME_WAIT_MS = 50;
 export async function actionSettled(page: Page, timeoutMs: number): Promise<boolean> {
   const age = actionAge(page);
   if (age < 0 || age >= AFTER_ACTION_MS || timeoutMs <= 0) return false;
+  return turnOf(page, "frame", timeoutMs);
+}
+
+/**
+ * One turn of the page, at most FRAME_WAIT_MS: a task (what an action queued, a form's
+ * submission, has begun), or a rendered frame and a task. Whether it waited.
+ */
+export async function turnOf(
+  page: Page,
+  turn: "task" | "frame",
+  timeoutMs: number,
+): Promise<boolean> {
+  if (timeoutMs <= 0) return false;
   const bound = Math.min(FRAME_WAIT_MS, timeoutMs);
+  const start =
+    turn === "frame" ? "requestAnimationFrame(() => setTimeout(done, 0))" : "setTimeout(done, 0)";
   let rendered = false;
   const frame = (async () => {
     const owner = await ownSession(page, page.mainFrame());
@@ -54,7 +69,7 @@ export async function actionSettled(page: Page, timeoutMs: number): Promise<bool
     const world = await isolatedWorld(owner, await owner.rootFrameId());
     await owner.session.send("Runtime.evaluate", {
       expression: `new Promise((done) => {
-        requestAnimationFrame(() => setTimeout(done, 0));
+        ${start};
         setTimeout(done, ${bound});
       })`,
       contextId: world,
