@@ -63,15 +63,6 @@ export function fillVariables(text: string, variables: Variables | undefined): s
   });
 }
 
-/** `text` with the `%name%` tokens of the given variables filled; any other `%…%` left as it is. */
-export function fillKnownVariables(text: string, variables: Variables | undefined): string {
-  return text.replace(/%(\w+)%/g, (token, name: string) => {
-    if (!variables || !Object.hasOwn(variables, name)) return token;
-    const v = variables[name]!;
-    return String(typeof v === "object" ? v.value : v);
-  });
-}
-
 /** The variables whose `%name%` tokens `text` carries (unknown names are left out). */
 export function variablesIn(text: string, variables: Variables | undefined): Variables {
   const found: Variables = {};

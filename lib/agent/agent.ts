@@ -67,8 +67,7 @@ export async function runAgent(
   const page = () => activePageOf(context);
   const used: Variables = { ...deps.typedVariables() };
   // Coordinates cannot be replayed: only dom runs record their steps.
-  const recording =
-    request.shouldCache && config.mode === "dom" ? new Recording(options.variables) : undefined;
+  const recording = request.shouldCache && config.mode === "dom" ? new Recording() : undefined;
   const run = newRun(config, deps, context, page, models, options, control, used, search);
   run.recording = recording !== undefined;
   const start = page();

@@ -131,7 +131,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       const timeMs = Date.now() - started;
       if (outcome.ok && outcome.output.replay !== undefined)
         s.recording?.add(outcome.output.replay);
-      else if (!outcome.ok && byName.get(call.toolName)?.unreplayableOnError)
+      else if (!outcome.ok && outcome.ran && byName.get(call.toolName)?.unreplayableOnError)
         s.recording?.add(null);
       const text = clean(outcome.ok ? outcome.output.text : outcome.error);
       const failed = outcome.ok ? outcome.output.failed : outcome.error;
@@ -192,7 +192,8 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
   };
 }
 
-type Outcome = { ok: true; output: ToolOutput } | { ok: false; error: string };
+/** `ran`: the tool was started (not an unknown tool or an input it refused). */
+type Outcome = { ok: true; output: ToolOutput } | { ok: false; error: string; ran?: boolean };
 
 async function runTool(
   call: ToolCallRequest,
@@ -244,7 +245,7 @@ async function runTool(
     s.run.logger.info("agent", `tool ${call.toolName} failed; the model is told`, {
       error: scrub(message, s.variables, s.redactor),
     });
-    return { ok: false, error: message };
+    return { ok: false, error: message, ran: true };
   }
 }
 

@@ -5,39 +5,21 @@
  * run unreplayable: a replay that skipped it would go on from another page.
  */
 import type { ActResult, AgentStep } from "../api/operations.js";
-import type { Variables } from "../options.js";
-import { hideVariables } from "../variables.js";
 
+/**
+ * The steps keep what the model wrote as it wrote it (its words, an Action's arguments, a URL):
+ * the model never sees a variable's value, so they hold `%name%` tokens, and a replay performs
+ * them as the run did. What the page shows (an element's name and context) is where a typed
+ * value can appear: identities are recorded with values as their `%name%` where they are read.
+ */
 export class Recording {
   private readonly steps: AgentStep[] = [];
   private unreplayable = false;
 
-  /** `variables`: the run's; a value the model or the page put in a step is kept as its %name%. */
-  constructor(private readonly variables: Variables | undefined) {}
-
   /** A tool call's steps; `null` when what it did cannot be repeated. */
   add(steps: AgentStep[] | null): void {
     if (steps === null) this.unreplayable = true;
-    else this.steps.push(...steps.map((step) => this.hidden(step)));
-  }
-
-  /** Identities are hidden where they are read (act, keys); the words, values and a URL here. */
-  private hidden(step: AgentStep): AgentStep {
-    const hide = (text: string) => hideVariables(text, this.variables);
-    if (step.tool === "act") {
-      const { action } = step;
-      return {
-        ...step,
-        action: {
-          ...action,
-          description: hide(action.description),
-          ...(action.arguments ? { arguments: action.arguments.map(hide) } : {}),
-        },
-        instruction: hide(step.instruction),
-      };
-    }
-    if (step.tool === "goto") return { ...step, input: { url: hide(step.input.url) } };
-    return step;
+    else this.steps.push(...steps);
   }
 
   /** The steps, or undefined when the run cannot be replayed. */

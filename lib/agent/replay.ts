@@ -20,14 +20,17 @@ import { activePageOf, pageById } from "../handlers/pageSnapshot.js";
 import type { AgentAction, AgentUsage } from "../options.js";
 import { readableMessage } from "../readableError.js";
 import { networkIdle, turnOf } from "../snapshot/settle.js";
-import { type Deadline, withTimeout } from "../timeout.js";
-import { fillKnownVariables, hideIdentity } from "../variables.js";
+import { type Deadline, sleep, withTimeout } from "../timeout.js";
+import { hideIdentity } from "../variables.js";
 import { type AgentDeps, guardRun, newRun } from "./agent.js";
 import { scrub, withUsage } from "./loop.js";
 import type { AgentRun } from "./tools/defineTool.js";
 import { REPLAYED_TOOLS } from "./tools/index.js";
 
 const STEP_TIMEOUT_MS = 30_000;
+/** How long keys wait for the focus to be where it was recorded, and how often they look. */
+const FOCUS_WAIT_MS = 1_000;
+const FOCUS_POLL_MS = 50;
 
 type StepOutcome =
   | { action: AgentAction; healed?: AgentStep }
@@ -81,7 +84,14 @@ export async function replayAgentSteps(
         "agent replay",
         stepTimeout,
         `step ${i + 1} of the cached run (${step.tool})`,
-        (deadline) => perform(step, run, deadline, request.heal === true),
+        async (deadline) => {
+          const done = await perform(step, run, deadline, request.heal === true);
+          // As the model's turn did in the recorded run, the page gets to take in what the step
+          // started (a submitted form's next document) before the next step looks at it.
+          const bound = Math.min(run.actSettings.domSettleTimeout, deadline.remaining() / 2);
+          if (!("stopped" in done)) await settled(run, bound);
+          return done;
+        },
       ).catch((error: unknown): StepOutcome => {
         // A heal with no model to ask: the caller says so plainly.
         if (error instanceof MissingLLMConfigurationError) throw error;
@@ -93,10 +103,8 @@ export async function replayAgentSteps(
         return answer(i, { message, mismatch: false });
       }
       if ("stopped" in outcome) return answer(i, outcome.stopped);
-      // As the model's turn did in the recorded run, the page gets to take in what the step
-      // started (a submitted form's next document) before the next step looks at it.
-      await settled(run, deps.actSettings.domSettleTimeout);
-      if (outcome.healed) healed.push({ index: i, step: clean(outcome.healed) });
+      // As recorded: the model's words and Action as it wrote them, the identity already hidden.
+      if (outcome.healed) healed.push({ index: i, step: outcome.healed });
       actions.push(clean({ ...outcome.action, timeMs: Date.now() - started }));
     }
     return answer(request.steps.length);
@@ -113,7 +121,7 @@ async function perform(
 ): Promise<StepOutcome> {
   if (step.tool === "act") return performAct(step, run, deadline, heal);
   if (step.tool === "keys") {
-    const now = hideIdentity(await focusedIdentity(run.page().playwrightPage), run.variables);
+    const now = await focusWhere(step.focus, run, deadline);
     if (!sameFocus(now, step.focus)) {
       return {
         stopped: {
@@ -123,10 +131,7 @@ async function perform(
       };
     }
   }
-  // A value the recording kept as its %name% goes back where it was (a URL's query, say).
-  const input =
-    step.tool === "goto" ? { url: fillKnownVariables(step.input.url, run.variables) } : step.input;
-  const output = await REPLAYED_TOOLS[step.tool].execute(input, run, deadline);
+  const output = await REPLAYED_TOOLS[step.tool].execute(step.input, run, deadline);
   return { action: { type: step.tool, taskCompleted: false, ...output.action } };
 }
 
@@ -200,6 +205,20 @@ async function settled(run: AgentRun, timeoutMs: number): Promise<void> {
   const endsAt = Date.now() + timeoutMs;
   await turnOf(page, "task", timeoutMs).catch(() => false);
   await networkIdle(page, Math.max(0, endsAt - Date.now()), run.logger);
+}
+
+/** What has the focus, given up to FOCUS_WAIT_MS to be where it was recorded (a dialog's field). */
+async function focusWhere(
+  recorded: ElementIdentity | null,
+  run: AgentRun,
+  deadline: Deadline,
+): Promise<ElementIdentity | null> {
+  const endsAt = Date.now() + Math.min(FOCUS_WAIT_MS, deadline.remaining() / 2);
+  for (;;) {
+    const now = hideIdentity(await focusedIdentity(run.page().playwrightPage), run.variables);
+    if (sameFocus(now, recorded) || Date.now() >= endsAt) return now;
+    await sleep(FOCUS_POLL_MS, deadline.signal);
+  }
 }
 
 function sameFocus(now: ElementIdentity | null, recorded: ElementIdentity | null): boolean {

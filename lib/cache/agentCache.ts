@@ -42,51 +42,47 @@ export class AgentCache {
       ignoreParameters: this.settings.ignoreParameters,
     });
     const found = await store.read(key.value);
-    if (found?.method !== "agent") return this.record(key, request, control, [], []);
+    if (found?.method !== "agent") return this.record(key, request, control);
     return this.replay(key, found, request, control);
   }
 
   /**
-   * The agent runs with the model, and its steps (after `before`, the steps replayed up to
-   * where the replay stopped) are written as the entry when it finishes its task.
+   * The agent runs with the model, and its steps are written as the entry when it finishes its
+   * task. Taking over a replay that stopped, it goes on from the page the replay left, and the
+   * entry is the steps replayed before it (healed ones as they are now) and its own.
    */
   private async record(
     key: CacheKey,
     request: AgentExecuteRequest,
     control: AgentControl,
-    before: AgentStep[],
-    actionsBefore: AgentAction[],
+    replayed?: { before: AgentStep[]; actions: AgentAction[]; usage: AgentUsage },
   ): Promise<AgentResult> {
     const { logger, store } = this.settings;
-    const answer = await this.withModel(before.length > 0, () =>
+    const before = replayed?.before ?? [];
+    const answer = await this.withModel(replayed !== undefined, () =>
       this.operations.agentExecute(
-        // Taken over mid-way, the run goes on from the page the replay left active.
-        { ...request, frameId: before.length ? undefined : request.frameId, shouldCache: true },
+        {
+          ...request,
+          frameId: replayed && before.length ? undefined : request.frameId,
+          shouldCache: true,
+        },
         control,
       ),
     );
     const { result } = answer;
     const recorded = answer.cacheEntry?.entry;
     if (recorded?.method === "agent" && result.success && result.completed) {
-      await store.write(
-        newEntry(key, {
-          method: "agent",
-          steps: [...before, ...recorded.steps],
-          message: result.message,
-        }),
-      );
-      logger.debug(
-        "cache",
-        before.length ? "healed agent entry written back" : "agent entry written",
-        {
-          cacheKey: key.value,
-        },
-      );
+      const steps = [...before, ...recorded.steps];
+      await store.write(newEntry(key, { method: "agent", steps, message: result.message }));
+      const written = replayed ? "healed agent entry written back" : "agent entry written";
+      logger.debug("cache", written, { cacheKey: key.value });
     }
+    if (!replayed) return { ...result, metadata: { ...result.metadata, cacheHit: false } };
     return {
       ...result,
-      actions: [...actionsBefore, ...result.actions],
-      metadata: { ...result.metadata, cacheHit: false },
+      actions: [...replayed.actions, ...result.actions],
+      metadata: { ...result.metadata, cacheHit: false, healed: true },
+      usage: sumUsage(replayed.usage, result.usage),
     };
   }
 
@@ -137,7 +133,8 @@ export class AgentCache {
       logger.info("cache", "the agent takes over from the step that changed", {
         cacheKey: key.value,
       });
-      return this.record(key, request, control, steps.slice(0, performed), actions);
+      const before = steps.slice(0, performed);
+      return this.record(key, request, control, { before, actions, usage: replayed.usage });
     }
     if (healed) {
       await store.write(newEntry(key, { method: "agent", steps, message: entry.message }));
@@ -194,5 +191,16 @@ function ended(
     actions,
     metadata: { cacheHit: false, steps: 0, ...metadata },
     usage,
+  };
+}
+
+function sumUsage(a: AgentUsage, b: AgentUsage | undefined): AgentUsage {
+  if (!b) return a;
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    inference_time_ms: a.inference_time_ms + b.inference_time_ms,
+    reasoning_tokens: (a.reasoning_tokens ?? 0) + (b.reasoning_tokens ?? 0),
+    cached_input_tokens: (a.cached_input_tokens ?? 0) + (b.cached_input_tokens ?? 0),
   };
 }

@@ -137,8 +137,13 @@ export class LocalOperations implements Operations {
   agentReplay(request: AgentReplayRequest, signal?: AbortSignal): Promise<AgentReplayResult> {
     // Each step keeps its own time (stepTimeout); the whole is bounded by their sum.
     const bound = (request.stepTimeout ?? DEFAULT_TIMEOUT_MS) * (request.steps.length + 1);
-    return this.run("agentReplay", request.frameId, bound, "the cached run", () =>
-      replayAgentSteps(this.agentDeps(), request, signal),
+    return this.run("agentReplay", request.frameId, bound, "the cached run", (_, __, deadline) =>
+      // Past the bound, the steps stop too: nothing goes on behind the caller's error.
+      replayAgentSteps(
+        this.agentDeps(),
+        request,
+        signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal,
+      ),
     );
   }
 

@@ -16,6 +16,7 @@ import { instructionOf, useModelServer } from "../support/llm/modelServer.js";
 import { openaiResponses } from "../support/llm/openai.js";
 import { signupAgent, signupExecutionModel } from "../support/llm/signupAgent.js";
 import { teaAgent, teaExecutionAnswer, teaExecutionModel } from "../support/llm/teaAgent.js";
+import { freePort } from "../support/ports.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -151,6 +152,9 @@ describe("the agent cache", () => {
       "click the Search button",
     ]);
     expect(model.requests().length).toBeGreaterThan(asked + 1);
+    // The failed heal's call and the agent's own count in the result.
+    expect(result.metadata?.healed).toBe(true);
+    expect(result.usage?.input_tokens).toBeGreaterThan(0);
     const rewritten = entryIn(cacheDir);
     expect(rewritten.steps.map((s: { tool: string }) => s.tool)).toEqual(["act", "act", "act"]);
     expect(rewritten.steps[2].identity.name).toBe("Green tea");
@@ -362,6 +366,33 @@ describe("the agent cache", () => {
     expect(readFileSync(join(cacheDir, readdirSync(cacheDir)[0]!), "utf8")).not.toMatch(
       /jasmine|oolong/,
     );
+  });
+
+  it("records a run whose model once named no tool, and not one whose goto failed once started", async () => {
+    const cacheDir = cacheFolder();
+    const closed = `http://127.0.0.1:${await freePort()}/`;
+    model.use(
+      openaiAgent((turn) => {
+        const done = turn.history.map((h) => h.name);
+        if (turn.task.includes("slip") && !done.length) return { calls: [call("teleport")] };
+        if (turn.task.includes("closed") && !done.length)
+          return { calls: [call("goto", { url: closed })] };
+        if (!done.includes("back")) return { calls: [call("back")] };
+        return { calls: [call("done", { success: true, message: "Done" })] };
+      }),
+    );
+    const client = await clients.openOn(server.url("agent/search.html"), {
+      model: MODEL,
+      cacheDir,
+    });
+    const slipped = await client.agent().execute("Go back after a slip");
+    expect(slipped.success).toBe(true);
+    expect(readdirSync(cacheDir)).toHaveLength(1);
+    const failed = await client.agent().execute("Go back after a closed port");
+    expect(failed.success).toBe(true);
+    expect(failed.actions[0]!.error).toBeDefined();
+    // The failed goto may have moved the page: that run is not written.
+    expect(readdirSync(cacheDir)).toHaveLength(1);
   });
 
   it("stops a replay at the caller's signal, a recorded wait included", async () => {

@@ -7,6 +7,7 @@ export default defineTool({
   name: "act",
   description:
     "Do one thing on one element of the page: click, type into a field, choose an option, press a key in a field. Say which element by what a user sees.",
+  unreplayableOnError: true,
   inputSchema: z.object({
     action: z
       .string()

@@ -88,8 +88,9 @@ export interface AgentTool<S extends z.ZodType = z.ZodType> {
   inputSchema: S;
   execute(input: z.output<S>, run: AgentRun, deadline: Deadline): Promise<ToolOutput>;
   /**
-   * A failed call may still have changed the page (a load stopped part-way, keys half sent): a
-   * run with one cannot be replayed.
+   * A call of it that failed may still have changed the page (a load stopped part-way, keys
+   * half sent, some fields of a form filled, a click past its time): a run with one cannot be
+   * replayed.
    */
   unreplayableOnError?: boolean;
   /** The input as results and events show it, when it carries protocol data of its own. */

@@ -11,6 +11,7 @@ export default defineTool({
   name: "fillForm",
   description:
     "Fill several fields of a form in one go (text fields, text areas). Finds all the fields with one look at the page, then fills each. Submitting is a separate act.",
+  unreplayableOnError: true,
   inputSchema: z.object({
     fields: z
       .array(

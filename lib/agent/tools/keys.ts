@@ -21,8 +21,12 @@ export default defineTool({
   async execute({ keys }, run, deadline) {
     const page = run.page().playwrightPage;
     // Keys go to whatever has the focus: a replay presses them only where they went.
+    // Not knowable (the page between documents): the keys still go, the run is not replayable.
     const focus = run.recording
-      ? hideIdentity(await focusedIdentity(page), run.variables)
+      ? await focusedIdentity(page).then(
+          (seen) => hideIdentity(seen, run.variables),
+          () => undefined,
+        )
       : undefined;
     const pressed: string[] = [];
     for (const key of keys) {
@@ -37,10 +41,13 @@ export default defineTool({
     return {
       text: `Pressed ${keys.join(", ")}`,
       action: { action: `press ${keys.join(" ")}`, pageUrl: now.url() },
-      replay:
-        focus === undefined || !pressed.length
-          ? []
-          : [{ tool: "keys", input: { keys: pressed }, focus }],
+      replay: !run.recording
+        ? undefined
+        : focus === undefined
+          ? null
+          : pressed.length
+            ? [{ tool: "keys", input: { keys: pressed }, focus }]
+            : [],
     };
   },
 });
