@@ -244,8 +244,9 @@ export class DeepLocator {
           d.step("element was replaced");
           this.lastMiss = "the element was replaced while acting";
         } finally {
-          // Released in the background: the caller need not wait a round trip for it.
-          void element.dispose().catch(() => {});
+          // Awaited: the caller's next capture then starts after the page has had this round
+          // trip to run what the action's zero-delay timers add (counted as the action's own).
+          await element.dispose().catch(() => {});
         }
       }
     }).catch((error: unknown) => {

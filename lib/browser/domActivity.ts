@@ -6,8 +6,8 @@
  *
  * Changes made while the document loaded (the parser, scripts run before and during its load
  * event) do not count once it has loaded: load has taken them in. Nor do the changes an action
- * of ours made before it returned (a click handler's own updates): they are its result, the
- * page is not moving because of them. A loaded document untouched since is at rest, and a
+ * of ours made in the task that ran its input events (a click handler's own updates): they are
+ * its result, the page is not moving because of them; what a timer or a later task changes is. A loaded document untouched since is at rest, and a
  * capture takes it at once.
  */
 import type { CDPSession } from "playwright-core";
@@ -42,6 +42,16 @@ export function watchDom(): DomWatcher {
       }
     }
   });
+  // The end of the task that ran our latest input event, on the document's clock: measured by a
+  // zero-delay timer set as the event arrives, which runs before any the page's handlers set.
+  let inputTaskEnd = 0;
+  const onInput = (event: Event) => {
+    if (event.isTrusted) setTimeout(() => (inputTaskEnd = performance.now()), 0);
+  };
+  for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "keydown"])
+    addEventListener(type, onInput, { capture: true });
+  for (const type of ["keyup", "input", "change"])
+    addEventListener(type, onInput, { capture: true });
   const watch = (node: Node) => {
     if (observed.has(node)) return;
     observed.add(node);
@@ -60,7 +70,11 @@ export function watchDom(): DomWatcher {
       start();
       const loadedAt = loadEnd();
       // The action's end on the document's clock, 1 ms early for the message's own transit.
-      const actedAt = actionAge >= 0 ? performance.now() - actionAge - 1 : 0;
+      let actedAt = actionAge >= 0 ? performance.now() - actionAge - 1 : 0;
+      // A zero-delay timer of the action's handlers may run before we hear the action ended:
+      // what it changes is motion, not the action's own result. The input's task ended first.
+      if (actionAge >= 0 && inputTaskEnd > actedAt - 1_000)
+        actedAt = Math.min(actedAt, inputTaskEnd);
       const settledAt = Math.max(loadedAt, actedAt);
       // 2 ** 30 is AT_REST_MS: this runs in the page, where module constants do not exist.
       return loadedAt > 0 && last <= settledAt ? 2 ** 30 : performance.now() - last;
