@@ -53,11 +53,58 @@ function isLinkLocal(hostname: string): boolean {
   if (isIP(host) === 6) {
     if (/^fe[89ab][0-9a-f]:/.test(host)) return true;
     if (host === "fd00:ec2::254") return true;
-    // 169.254.x.y embedded in IPv6, as the URL parser writes it (hex): IPv4-mapped
-    // (::ffff:a9fe:…), IPv4-compatible (::a9fe:…) and the NAT64 prefix (64:ff9b::a9fe:…).
-    return /^(::ffff:|::|64:ff9b::)(169\.254\.|a9fe:)/.test(host);
+    return embeddedIPv4(host).some((v4) => v4.startsWith("169.254."));
   }
   return false;
+}
+
+/**
+ * The IPv4 addresses an IPv6 address carries by a standard embedding, in any spelling: mapped
+ * (::ffff:0:0/96), compatible (::/96), SIIT-translated (::ffff:0:0:0/96), NAT64 well-known
+ * (64:ff9b::/96) and local-use (64:ff9b:1::/48, at its /48 and /96 places), 6to4 (2002::/16)
+ * and Teredo (2001::/32: its server, and its client with the bits flipped).
+ */
+export function embeddedIPv4(address: string): string[] {
+  const b = ipv6Bytes(address);
+  if (!b) return [];
+  const v4 = (i: number, flip = 0) =>
+    [b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!].map((x) => x ^ flip).join(".");
+  const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  const found: string[] = [];
+  const word = (i: number) => (b[i]! << 8) | b[i + 1]!;
+  if (zero(0, 10) && word(10) === 0xffff) found.push(v4(12));
+  if (zero(0, 12)) found.push(v4(12));
+  if (zero(0, 8) && word(8) === 0xffff && word(10) === 0) found.push(v4(12));
+  if (word(0) === 0x64 && word(2) === 0xff9b) {
+    found.push(v4(12));
+    // Local-use prefix /48 (RFC 6052): the address in bytes 6-7 and 9-10, byte 8 left zero.
+    if (word(4) === 1) found.push([b[6], b[7], b[9], b[10]].join("."));
+  }
+  if (word(0) === 0x2002) found.push(v4(2));
+  if (word(0) === 0x2001 && word(2) === 0) found.push(v4(4), v4(12, 0xff));
+  return found;
+}
+
+/** The 16 bytes of an IPv6 address (a dotted IPv4 tail allowed); undefined if it is none. */
+function ipv6Bytes(address: string): number[] | undefined {
+  let text = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  if (isIP(text) !== 6) return undefined;
+  const tail = text.match(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
+  if (tail) {
+    const [p, q, r, s] = tail.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, tail.index)}${((p << 8) | q).toString(16)}:${((r << 8) | s).toString(16)}`;
+  }
+  const [head, rest] = text.split("::") as [string, string | undefined];
+  const groups = (part: string) => (part ? part.split(":") : []);
+  const before = groups(head);
+  const after = rest === undefined ? [] : groups(rest);
+  const fill = rest === undefined ? [] : Array(8 - before.length - after.length).fill("0");
+  const all = [...before, ...fill, ...after];
+  if (all.length !== 8) return undefined;
+  return all.flatMap((g) => {
+    const n = Number.parseInt(g, 16);
+    return [n >> 8, n & 0xff];
+  });
 }
 
 /** Why `url` is refused, resolving its host name too; undefined when it may be opened. */

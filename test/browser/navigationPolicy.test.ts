@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
   checkNavigation,
+  embeddedIPv4,
   guardNavigations,
   NavigationRefusedError,
   navigationRefusal,
@@ -37,6 +38,14 @@ describe("navigation policy", () => {
     ["http://instance-data.ec2.internal/latest/", "metadata"],
     ["http://[64:ff9b::a9fe:a9fe]/", "link-local"],
     ["http://[::a9fe:a9fe]/", "link-local"],
+    // SIIT, local-use NAT64 (both places), 6to4 and Teredo (server; client with bits flipped).
+    ["http://[::ffff:0:a9fe:a9fe]/", "link-local"],
+    ["http://[64:ff9b:1::a9fe:a9fe]/", "link-local"],
+    ["http://[64:ff9b:1:a9fe:a9:fe00::]/", "link-local"],
+    ["http://[2002:a9fe:a9fe::1]/", "link-local"],
+    ["http://[2001:0:a9fe:a9fe::1]/", "link-local"],
+    ["http://[2001:0:4136:e378:8000:63bf:5601:5601]/", "link-local"],
+    ["http://[0:0:0:0:0:ffff:169.254.169.254]/", "link-local"],
     ["http://2852039166/latest/", "link-local"],
     ["HTTP://169.254.169.254./", "link-local"],
     ["not a url", "not an absolute URL"],
@@ -45,6 +54,23 @@ describe("navigation policy", () => {
     expect(attempt).toThrow(NavigationRefusedError);
     expect(attempt).toThrow(reason);
     expect(attempt).toThrow(ServiceError);
+  });
+
+  it.each([
+    "http://[2001:db8::1]/",
+    "http://[2002:808:808::1]/",
+    "http://[64:ff9b::808:808]/",
+    "http://[::ffff:127.0.0.1]/",
+  ])("allows an IPv6 address that carries no link-local one: %s", (url) => {
+    expect(checkNavigation(url).href).toBeTruthy();
+  });
+
+  it("reads the IPv4 address an IPv6 one carries, in any spelling", () => {
+    expect(embeddedIPv4("::ffff:0:a9fe:a9fe")).toContain("169.254.169.254");
+    expect(embeddedIPv4("[0:0:0:0:0:0:a9fe:a9fe]")).toContain("169.254.169.254");
+    expect(embeddedIPv4("2002:a9fe:a9fe:0:0:0:0:1")).toContain("169.254.169.254");
+    expect(embeddedIPv4("2001:db8::1")).toEqual([]);
+    expect(embeddedIPv4("not an address")).toEqual([]);
   });
 
   it("allows what the caller explicitly allows", () => {
