@@ -80,6 +80,7 @@ export class Client {
       operations: this.engine.operations,
       ready: (method) => this.ready(method),
       history: this.historyLog,
+      redactor: this.logger.redactor,
       cache: cache && new ActionCache(cache),
     });
     this.agentCache = cache && new AgentCache(cache, this.engine.operations);

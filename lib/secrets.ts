@@ -33,6 +33,16 @@ export function secretsOf(
   return found.filter((s): s is string => typeof s === "string");
 }
 
+/**
+ * The secrets a per-call model configuration carries (its key, a key in its baseURL, credential
+ * headers): known to the redactor from the call's start, whether or not it reaches a model.
+ */
+export function modelSecrets(model: unknown): string[] {
+  const found: Array<string | undefined> = [];
+  collect(model, found);
+  return found.filter((s): s is string => typeof s === "string");
+}
+
 /** Walks a configuration object for key-like fields (apiKey, private_key, token, headers, URLs). */
 function collect(value: unknown, into: Array<string | undefined>, key = ""): void {
   if (typeof value === "string") {

@@ -18,6 +18,7 @@ import {
   type AgentResult,
   parseInput,
 } from "../options.js";
+import { modelSecrets } from "../secrets.js";
 import { EventChannel } from "./eventChannel.js";
 import { frameIdOf } from "./operationPath.js";
 
@@ -46,6 +47,9 @@ export interface AgentHandleDeps {
 
 export function agentHandle(input: AgentConfig | undefined, deps: AgentHandleDeps): Agent<boolean> {
   const config = resolveAgentConfig(input, deps.logger, deps.clientModel);
+  // The agent's own models' credentials are secrets from now on, used or not.
+  for (const secret of [...modelSecrets(config.model), ...modelSecrets(config.executionModel)])
+    deps.logger.redactor.add(secret);
   // Sent already resolved, so the engine has nothing left to warn about or decide.
   const agentConfig: AgentExecuteRequest["agentConfig"] = {
     mode: config.mode,

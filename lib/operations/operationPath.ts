@@ -13,6 +13,7 @@ import type { ActionCache } from "../cache/actionCache.js";
 import type { Operations } from "../engine/engine.js";
 import { ServiceError, ZodSchemaValidationError } from "../errors.js";
 import type { History, HistoryEntry } from "../history.js";
+import type { Redactor } from "../log.js";
 import {
   type Action,
   ActionSchema,
@@ -23,6 +24,7 @@ import {
   ObserveOptionsSchema,
   parseInput,
 } from "../options.js";
+import { modelSecrets } from "../secrets.js";
 import type { ExtractCall } from "./extractCall.js";
 
 type Method = Exclude<HistoryEntry["method"], "navigate">;
@@ -42,6 +44,8 @@ export interface OperationPathDeps {
   /** The client's pages; throws when init() has not finished or close() was called. */
   ready(method: string): Context;
   history: History;
+  /** Learns a call's own model credentials before anything records the call. */
+  redactor: Redactor;
   /** With `cacheDir`: act replays recorded actions without the model. */
   cache?: ActionCache;
 }
@@ -53,6 +57,7 @@ export class OperationPath {
     const context = this.deps.ready("act");
     const { page, ...options } =
       parseInput(ActOptionsSchema.optional(), rawOptions, "act.options") ?? {};
+    this.learnSecrets(options.model);
     const given =
       typeof input === "string"
         ? parseInput(ActInstruction, input, "act.instruction")
@@ -86,6 +91,7 @@ export class OperationPath {
     parseInput(ObserveInstruction, instruction, "observe.instruction");
     const { page, ...options } =
       parseInput(ObserveOptionsSchema.optional(), rawOptions, "observe.options") ?? {};
+    this.learnSecrets(options.model);
     const request: ObserveRequest = {
       instruction,
       options,
@@ -114,6 +120,7 @@ export class OperationPath {
     const context = this.deps.ready("extract");
     const { page, ...options } =
       parseInput(ExtractOptionsSchema.optional(), call.options, "extract.options") ?? {};
+    this.learnSecrets(options.model);
     const { instruction, schema } = call;
     const request: ExtractRequest = {
       instruction,
@@ -127,6 +134,11 @@ export class OperationPath {
       { instruction, ...options },
       (data) => checked(data, schema),
     );
+  }
+
+  /** A per-call model's key, URL credentials and credential headers, for the redactor. */
+  private learnSecrets(model: unknown): void {
+    for (const secret of modelSecrets(model)) this.deps.redactor.add(secret);
   }
 
   /**
