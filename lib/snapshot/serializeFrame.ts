@@ -309,10 +309,13 @@ export function serializeFrame(
       );
     }
 
+    // One by one: a container of 200,000 children spread as arguments overflows the stack.
     const block = (entries: Entry[]) => {
-      if (display === "table-cell") acc.push({ t: 2 }, ...entries, { t: 2 });
-      else if (inline) acc.push(...entries);
-      else acc.push({ t: 1 }, ...entries, { t: 1 });
+      const edge: Entry | undefined =
+        display === "table-cell" ? { t: 2 } : inline ? undefined : { t: 1 };
+      if (edge) acc.push(edge);
+      for (const entry of entries) acc.push(entry);
+      if (edge) acc.push({ ...edge });
     };
     if (!visible || (!interactive && !sem.STRUCTURE.has(role))) {
       // A wrapper, a role that adds nothing the words do not say (list, generic...), or an

@@ -151,6 +151,20 @@ describe("a page that fights back", () => {
     expect(after.filter((g) => !before.includes(g))).toEqual([]);
     expect(await page.evaluate("mutationsSeen")).toBe(mutations);
   });
+
+  it("reads a container of 200,000 children, which once overflowed the stack", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    await page.goto(server.url("basic.html"));
+    await page.evaluate(() => {
+      const wide = document.createElement("div");
+      wide.innerHTML = `${"<span>w</span> ".repeat(100_000)}${"<p>q</p>".repeat(100_000)}`;
+      document.body.append(wide);
+    });
+    const { pageText } = await client.extract();
+    expect(pageText).toContain("w w w");
+    expect(pageText.match(/^q$/gm)?.length).toBe(100_000);
+  });
 });
 
 describe("shadow roots", () => {
