@@ -17,6 +17,7 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
       string,
       unknown
     >;
+    refuseRecursion(json);
     toJson.set(schema, json);
     fromJson.set(json, schema);
   }
@@ -27,6 +28,7 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
 export function zodSchemaOf(json: Record<string, unknown>): z.ZodType {
   let schema = fromJson.get(json);
   if (!schema) {
+    refuseRecursion(json);
     try {
       schema = z.fromJSONSchema(
         withoutStringKeyRule(json) as Parameters<typeof z.fromJSONSchema>[0],
@@ -42,6 +44,47 @@ export function zodSchemaOf(json: Record<string, unknown>): z.ZodType {
     fromJson.set(json, schema);
   }
   return schema;
+}
+
+/**
+ * A schema that refers to itself (zod's getter pattern, a `$ref` on the wire) describes data of
+ * no fixed depth: the model's schema could not be made from it, and walking it never ends.
+ */
+function refuseRecursion(json: Record<string, unknown>): void {
+  const cycle = recursiveRef(json);
+  if (cycle === undefined) return;
+  throw new ServiceValidationError("extract.schema", [
+    {
+      path: [],
+      message: `expected a schema without recursion, but it refers to itself ($ref "${cycle}"): write out the levels to extract, or type the nested part z.unknown()`,
+    },
+  ]);
+}
+
+/**
+ * A `$ref` that leads back to where it stands: to the root, or to a definition that reaches
+ * itself again. (A definition merely used twice, a schema with an `id`, is no recursion.)
+ */
+function recursiveRef(json: Record<string, unknown>): string | undefined {
+  const defs = (json.$defs ?? {}) as Record<string, unknown>;
+  const refsIn = (value: unknown, into: string[] = []): string[] => {
+    if (!value || typeof value !== "object") return into;
+    const ref = (value as { $ref?: unknown }).$ref;
+    if (typeof ref === "string") into.push(ref);
+    for (const [key, v] of Object.entries(value)) if (key !== "$defs") refsIn(v, into);
+    return into;
+  };
+  const target = (ref: string) =>
+    ref === "#" ? json : ref.startsWith("#/$defs/") ? defs[ref.slice(8)] : undefined;
+  const reaches = (ref: string, goal: string, seen: Set<string>): boolean => {
+    if (seen.has(ref)) return false;
+    seen.add(ref);
+    return refsIn(target(ref)).some((next) => next === goal || reaches(next, goal, seen));
+  };
+  for (const ref of new Set(refsIn(json))) {
+    if (ref === "#" || reaches(ref, ref, new Set())) return ref;
+  }
+  return undefined;
 }
 
 /**

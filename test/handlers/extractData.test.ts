@@ -3,8 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { zodSchemaOf } from "../../lib/api/jsonSchema.js";
 import { mergeAnswers } from "../../lib/handlers/extract.js";
-import { LLMResponseError, ZodSchemaValidationError } from "../../lib/index.js";
+import {
+  LLMResponseError,
+  ServiceValidationError,
+  ZodSchemaValidationError,
+} from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
 import {
@@ -90,6 +95,26 @@ describe("extract with an instruction", () => {
     expect(await client.extract("the shipping terms")).toEqual({
       extraction: "Free shipping over $20.",
     });
+  });
+
+  it("refuses a recursive schema with a clear error naming extract.schema, and asks no model", async () => {
+    model.use(openaiResponses(() => ({ name: "never asked" })));
+    const client = await openShop();
+    const Category = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(Category);
+      },
+    });
+    const error = await failure(client.extract("the category tree", Category));
+    expect(error).toBeInstanceOf(ServiceValidationError);
+    expect(error.message).toMatch(/extract\.schema[\s\S]*refers to itself/);
+    expect(error).not.toBeInstanceOf(RangeError);
+    expect(model.requests()).toHaveLength(0);
+    // A JSON Schema that refers to itself, as a remote caller could send it, is refused alike.
+    expect(() => zodSchemaOf({ type: "object", properties: { next: { $ref: "#" } } })).toThrow(
+      /refers to itself/,
+    );
   });
 
   it("raises ZodSchemaValidationError, with its issues, when the answer breaks the schema", async () => {
