@@ -15,7 +15,7 @@ export function hideVariables(text: string, variables: Variables | undefined): s
   let out = text;
   const values = Object.entries(variables ?? {})
     .flatMap(([name, v]) =>
-      urlForms(String(typeof v === "object" ? v.value : v)).map((form) => [name, form] as const),
+      valueForms(String(typeof v === "object" ? v.value : v)).map((form) => [name, form] as const),
     )
     .filter(([, value]) => value.length >= 2)
     .sort((a, b) => b[1].length - a[1].length);
@@ -34,6 +34,27 @@ export function hideIdentity<I extends ElementIdentity | null>(
     name: hideVariables(identity.name, variables),
     context: hideVariables(identity.context, variables),
   } as I;
+}
+
+/**
+ * Every form a value takes in what we write: as it is, as URLs write it, and as the outline's
+ * quoting (JSON) and HTML escape it. A password with `"` or `\\` shows escaped in a quoted value.
+ */
+function valueForms(value: string): string[] {
+  const json = JSON.stringify(value).slice(1, -1);
+  const html = value
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
+  const forms = [
+    ...urlForms(value),
+    json,
+    html,
+    html.replace(/'/g, "&#39;"),
+    html.replace(/'/g, "&#x27;"),
+  ];
+  return [...new Set([...forms, JSON.stringify(html).slice(1, -1)])];
 }
 
 /** A value as it is, and as encodeURIComponent, a form submission, RFC 3986 and lower-case hex write it. */

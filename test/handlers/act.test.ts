@@ -281,6 +281,25 @@ describe("act keeps variable values to itself", () => {
     expect(pageText).not.toContain("%label%");
   });
 
+  it("hides a typed value with quotes and backslashes in the outline's quoted value too", async () => {
+    const client = await clients.open();
+    await client.context.activePage()!.goto(server.url("outline/form.html"));
+    const pw = 'Tr0ub"4dor\\3';
+    const result = await client.act(
+      {
+        selector: "xpath=//input[@type='tel']",
+        description: "phone",
+        method: "fill",
+        arguments: ["%pw%"],
+      },
+      { variables: { pw } },
+    );
+    expect(result.success).toBe(true);
+    const { pageText } = await client.extract();
+    expect(pageText).toMatch(/textbox "Phone" value="%pw%"/);
+    expect(pageText).not.toContain("4dor");
+  });
+
   it("returns with the tab its click opened as the active page", async () => {
     model.use(clickingLine('link "Green tea in a new tab"'));
     const client = await open("agent/links.html");

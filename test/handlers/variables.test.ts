@@ -19,6 +19,14 @@ describe("variables in text", () => {
     expect(hideVariables("?q=hunter2%21x%20%28a%29%7e%27", vars)).toBe("?q=%pw%");
   });
 
+  it("hides a value as the outline's quoting and HTML escape it", () => {
+    const vars = { pw: `Tr0ub"4dor\\3 <&'>` };
+    const quoted = JSON.stringify(vars.pw);
+    expect(hideVariables(`value=${quoted}`, vars)).toBe('value="%pw%"');
+    expect(hideVariables("Tr0ub&quot;4dor\\3 &lt;&amp;&#39;&gt;", vars)).toBe("%pw%");
+    expect(hideVariables("Tr0ub&quot;4dor\\3 &lt;&amp;&#x27;&gt;", vars)).toBe("%pw%");
+  });
+
   it("leaves one-character values alone, and text without values as it is", () => {
     expect(hideVariables("a b c", { x: "b" })).toBe("a b c");
     expect(hideVariables("nothing here", variables)).toBe("nothing here");
