@@ -19,6 +19,8 @@ import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocato
 import { ownSession } from "./frameSessions.js";
 import { inPage } from "./inPage.js";
 
+import { maskValues } from "./valueMask.js";
+
 export {
   type NavigationOptions,
   NavigationOptionsSchema,
@@ -73,6 +75,12 @@ export const ScreenshotOptionsSchema = z
       .optional()
       .describe("One image pixel per CSS pixel, or per device pixel."),
     path: z.string().min(1).optional().describe("Also writes the image to this file."),
+    maskValues: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Wayfarer's: painted over in the picture, every input, text area and editable region whose text holds one of these (values of two characters or more), in every frame and open shadow root; the page keeps them.",
+      ),
   })
   .optional();
 export type ScreenshotOptions = z.input<typeof ScreenshotOptionsSchema>;
@@ -197,11 +205,17 @@ export class Page {
   }
 
   async screenshot(options?: ScreenshotOptions): Promise<Buffer> {
-    const opts = parseInput(ScreenshotOptionsSchema, options, "screenshot.options");
-    return this.surfaced(
-      "screenshot",
-      this.playwrightPage.screenshot({ ...opts, timeout: opts?.timeout ?? DEFAULT_TIMEOUT_MS }),
-    );
+    const { maskValues: values, ...opts } =
+      parseInput(ScreenshotOptionsSchema, options, "screenshot.options") ?? {};
+    const unmask = await maskValues(this.playwrightPage, values ?? []);
+    try {
+      return await this.surfaced(
+        "screenshot",
+        this.playwrightPage.screenshot({ ...opts, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS }),
+      );
+    } finally {
+      await unmask();
+    }
   }
 
   /** Playwright's evaluate, bounded: a script that never returns fails the call instead of hanging it. */

@@ -13,7 +13,7 @@ import {
   ServiceTimeoutError,
   TokenCapError,
 } from "../errors.js";
-import type { V3Options } from "../options.js";
+import type { V3Options, Variables } from "../options.js";
 import { withTimeout } from "../timeout.js";
 import type { JobDefinition } from "./definition.js";
 
@@ -51,12 +51,19 @@ export interface JobResult {
 }
 
 /** The failed run's page: its URL and a screenshot, each bounded to a second (or nothing). */
-async function lastSight(client: Client): Promise<{ url?: string; screenshot?: Buffer }> {
+async function lastSight(
+  client: Client,
+  variables: Variables | undefined,
+): Promise<{ url?: string; screenshot?: Buffer }> {
   try {
     const page = client.context.activePage();
     if (!page) return {};
+    // A field or label holding a job variable's value is painted over, as the agent's are.
+    const maskValues = Object.values(variables ?? {}).map((v) =>
+      String(typeof v === "object" ? v.value : v),
+    );
     const screenshot = await page
-      .screenshot({ type: "png", timeout: 1_000 })
+      .screenshot({ type: "png", timeout: 1_000, maskValues })
       .catch(() => undefined);
     return { url: page.url(), screenshot };
   } catch {
@@ -142,7 +149,7 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
   } catch (error) {
     expired =
       codeOf(error) === ServiceTimeoutError.code || Date.now() - started >= budget - RESERVE_MS;
-    if (options.onFailure) options.onFailure({ step, ...(await lastSight(client)) });
+    if (options.onFailure) options.onFailure({ step, ...(await lastSight(client, job.variables)) });
     throw error;
   } finally {
     // Out of time: no graceful close; the reserve is for a forced one and the answer.

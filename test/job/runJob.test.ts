@@ -13,9 +13,10 @@ import { resolveJob } from "../../lib/job/definition.js";
 import { type JobOptions, RESERVE_MS, runJob as runJobOn } from "../../lib/job/runJob.js";
 import { engineInternals } from "../support/clients.js";
 import { failure } from "../support/failure.js";
-import { useModelServer } from "../support/llm/modelServer.js";
-import { OPENAI_USAGE } from "../support/llm/openai.js";
+import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
 import { shopModel as scriptedShop } from "../support/llm/shopModel.js";
+import { decodePng } from "../support/png.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -70,6 +71,45 @@ describe("runJob", () => {
     expect(JSON.parse(withSchema.data)).toEqual({ item: "black" });
     const nothing = await runJob(job({ extract: undefined }));
     expect(nothing.data).toBe("");
+  });
+
+  it("paints over a job variable's value in a failed run's last picture", async () => {
+    const PIN = "4471-2290-1185";
+    model.use(
+      openaiResponses((r) => {
+        const prompt = promptOf(r);
+        if (!JSON.stringify(r.body).includes('"elements"')) return { count: "not a number" };
+        const id = idOfLine(prompt, 'textbox "Phone');
+        return {
+          elements: [{ elementId: id, description: "Phone", method: "fill", arguments: ["%pin%"] }],
+        };
+      }),
+    );
+    let picture: Buffer | undefined;
+    await failure(
+      runJob(
+        resolveJob(
+          {
+            url: server.url("outline/form.html"),
+            act: "type %pin% into the Phone field",
+            extract: "how many fields",
+            schema: z.object({ count: z.number() }),
+            model: MODEL,
+            variables: { pin: PIN },
+          },
+          {},
+        ),
+        { onFailure: (last) => (picture = last.screenshot) },
+      ),
+    );
+    const image = decodePng(picture!);
+    let magenta = 0;
+    for (let i = 0; i < image.pixels.length; i += 4) {
+      const [r, g, b] = [image.pixels[i], image.pixels[i + 1], image.pixels[i + 2]];
+      if (r === 255 && g === 0 && b === 255) magenta++;
+    }
+    // The Phone field holding the value is painted over; nothing else of the page is.
+    expect(magenta).toBeGreaterThan(500);
   });
 
   it("refuses a URL the navigation policy refuses, before starting a browser", async () => {
