@@ -15,6 +15,7 @@ import { asModelRequest } from "../test/support/llm/modelServer.js";
 import { teaAgent, teaExecutionModel } from "../test/support/llm/teaAgent.js";
 import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
+import { teaScript } from "./teaScript.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
 const tokenizerEntry = "gpt-tokenizer/encoding/o200k_base";
@@ -71,12 +72,7 @@ try {
     await pw.goto(start);
     await new Promise((r) => setTimeout(r, 150));
     const t0 = performance.now();
-    await pw.fill("#q", "oolong");
-    await Promise.all([pw.waitForURL(/results/), pw.click("button[type=submit]")]);
-    await pw.getByRole("link", { name: "Oolong tea" }).click();
-    await pw.waitForURL(/item/);
-    const price = await pw.locator("#price").textContent();
-    if (price !== "$6.40") throw new Error(`wrong price: ${price}`);
+    await teaScript(pw);
     return performance.now() - t0;
   };
 

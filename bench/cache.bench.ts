@@ -19,6 +19,7 @@ import { teaAgent, teaExecutionModel } from "../test/support/llm/teaAgent.js";
 import { median } from "./median.js";
 import { timedOnQuietPage } from "./quietTiming.js";
 import { startBenchServer } from "./snapshot/server.js";
+import { teaScript } from "./teaScript.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const model = setupServer(shopModel());
@@ -77,17 +78,9 @@ try {
       if (result.message !== "The price is $6.40") throw new Error(`wrong: ${result.message}`);
     });
   };
-  // The same task as a script that already knows the page: type, search, open, read.
   const runPlain = async () => {
     await pw.goto(start);
-    return time(async () => {
-      await pw.fill("#q", "oolong");
-      await Promise.all([pw.waitForURL(/results/), pw.click("button[type=submit]")]);
-      await pw.getByRole("link", { name: "Oolong tea" }).click();
-      await pw.waitForURL(/item/);
-      const price = await pw.locator("#price").textContent();
-      if (price !== "$6.40") throw new Error(`wrong price: ${price}`);
-    });
+    return time(() => teaScript(pw));
   };
   await runAgent(client);
   await runAgent(uncached);

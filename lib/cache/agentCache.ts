@@ -58,21 +58,17 @@ export class AgentCache {
     replayed?: { before: AgentStep[]; actions: AgentAction[]; usage: AgentUsage },
   ): Promise<AgentResult> {
     const { logger, store } = this.settings;
-    const before = replayed?.before ?? [];
     const answer = await this.withModel(replayed !== undefined, () =>
       this.operations.agentExecute(
-        {
-          ...request,
-          frameId: replayed && before.length ? undefined : request.frameId,
-          shouldCache: true,
-        },
+        // Taking over, it goes on from the page the replay left active.
+        { ...request, frameId: replayed ? undefined : request.frameId, shouldCache: true },
         control,
       ),
     );
     const { result } = answer;
     const recorded = answer.cacheEntry?.entry;
     if (recorded?.method === "agent" && result.success && result.completed) {
-      const steps = [...before, ...recorded.steps];
+      const steps = [...(replayed?.before ?? []), ...recorded.steps];
       await store.write(newEntry(key, { method: "agent", steps, message: result.message }));
       const written = replayed ? "healed agent entry written back" : "agent entry written";
       logger.debug("cache", written, { cacheKey: key.value });

@@ -109,7 +109,6 @@ describe("extract with an instruction", () => {
     const error = await failure(client.extract("the category tree", Category));
     expect(error).toBeInstanceOf(ServiceValidationError);
     expect(error.message).toMatch(/extract\.schema[\s\S]*refers to itself/);
-    expect(error).not.toBeInstanceOf(RangeError);
     expect(model.requests()).toHaveLength(0);
     // A JSON Schema that refers to itself, as a remote caller could send it, is refused alike.
     expect(() => zodSchemaOf({ type: "object", properties: { next: { $ref: "#" } } })).toThrow(

@@ -38,16 +38,12 @@ export default defineTool({
     if (pressed.length) noteAction(page);
     await run.newTabs.settled(Math.min(2_000, deadline.remaining()));
     const now = run.page().playwrightPage;
+    const step =
+      focus === undefined ? null : [{ tool: "keys" as const, input: { keys: pressed }, focus }];
     return {
       text: `Pressed ${keys.join(", ")}`,
       action: { action: `press ${keys.join(" ")}`, pageUrl: now.url() },
-      replay: !run.recording
-        ? undefined
-        : focus === undefined
-          ? null
-          : pressed.length
-            ? [{ tool: "keys", input: { keys: pressed }, focus }]
-            : [],
+      replay: run.recording ? (pressed.length ? step : []) : undefined,
     };
   },
 });
