@@ -37,10 +37,19 @@ export function hideIdentity<I extends ElementIdentity | null>(
 }
 
 /**
- * Every form a value takes in what we write: as it is, as URLs write it, and as the outline's
- * quoting (JSON) and HTML escape it. A password with `"` or `\\` shows escaped in a quoted value.
+ * Every form a value takes in what we write: as it is, with white space collapsed, as URLs
+ * write it, and as JSON and HTML escape it. The outline hides values before it quotes
+ * (lib/snapshot/quoting.ts); the escaped forms are for messages that quote a value themselves.
  */
 function valueForms(value: string): string[] {
+  // The outline collapses white space in what it shows ("a  b" reads "a b").
+  const collapsed = value.replace(/\s+/g, " ").trim();
+  return collapsed === value
+    ? escapedForms(value)
+    : [...new Set([...escapedForms(value), ...escapedForms(collapsed)])];
+}
+
+function escapedForms(value: string): string[] {
   const json = JSON.stringify(value).slice(1, -1);
   const html = value
     .replace(/&/g, "&amp;")

@@ -6,6 +6,7 @@ import type { Context } from "../browser/context.js";
 import type { Page } from "../browser/page.js";
 import { ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
+import type { Mask } from "../snapshot/quoting.js";
 import { type Snapshot, takeSnapshot } from "../snapshot/snapshot.js";
 import type { Deadline } from "../timeout.js";
 
@@ -14,7 +15,7 @@ export interface SnapshotSettings {
   outlineTokenBudget: number;
   logger: Logger;
   /** Hides values typed from variables: a later outline shows their `%name%` instead. */
-  mask?: (text: string) => string;
+  mask?: Mask;
 }
 
 export async function snapshotFor(
@@ -23,24 +24,18 @@ export async function snapshotFor(
   settings: SnapshotSettings,
   deadline: Deadline,
 ): Promise<Snapshot> {
-  const snapshot = await takeSnapshot(
+  return takeSnapshot(
     page.playwrightPage,
     {
       selector: options.selector,
       ignoreSelectors: options.ignoreSelectors,
       domSettleTimeout: settings.domSettleTimeout,
       tokenBudget: settings.outlineTokenBudget,
+      mask: settings.mask,
     },
     deadline,
     settings.logger,
   );
-  const { mask } = settings;
-  if (!mask) return snapshot;
-  return {
-    ...snapshot,
-    text: mask(snapshot.text),
-    chunks: snapshot.chunks.map((c) => ({ ...c, text: mask(c.text) })),
-  };
 }
 
 /** The active page; a call with no page named works there. */

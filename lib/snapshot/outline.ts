@@ -4,6 +4,7 @@
  * iframe elements it lives in.
  */
 import type { CapturedFrame } from "./captureFrames.js";
+import { finishLine, type Mask } from "./quoting.js";
 
 export interface OutlineLine {
   /** The line as written in the outline: indentation, `[id]` for elements that get one, text. */
@@ -42,12 +43,18 @@ export function titleLine(title: string): string {
 
 /**
  * `title`: the page's (the main document's), whichever frame the capture starts in; `prefix`:
- * the selector of the frame the capture starts in (iframe elements above it).
+ * the selector of the frame the capture starts in (iframe elements above it); `mask`: hides
+ * typed values in each line before it is quoted, and in the title before it is cut.
  */
-export function assembleOutline(root: CapturedFrame, title: string, prefix = ""): Outline {
+export function assembleOutline(
+  root: CapturedFrame,
+  title: string,
+  prefix = "",
+  mask?: Mask,
+): Outline {
   const outline: Outline = {
     text: "",
-    titleLine: titleLine(title),
+    titleLine: titleLine(mask ? mask(title) : title),
     lines: [],
     selectors: {},
     urls: {},
@@ -63,7 +70,7 @@ export function assembleOutline(root: CapturedFrame, title: string, prefix = "")
     const l = frame.lines;
     for (let i = 0; i < l.text.length; i++) {
       const depth = depthOffset + l.depth[i]!;
-      let body = l.text[i]!;
+      let body = finishLine(l.text[i]!, mask);
       if (l.interactive[i]) {
         const id = String(nextId++);
         outline.selectors[id] = `xpath=${pathPrefix}${l.path[i]}`;

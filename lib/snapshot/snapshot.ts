@@ -28,6 +28,7 @@ import {
 import { type Chunk, chunkOutline, DEFAULT_TOKEN_BUDGET, startChunk } from "./chunks.js";
 import { framePrefix, markElements } from "./marks.js";
 import { assembleOutline, type Outline } from "./outline.js";
+import type { Mask } from "./quoting.js";
 import { actionSettled, DOM_GRACE_MS, domWait, networkIdle } from "./settle.js";
 import { DocumentChangedError, missingScope, toSnapshotError } from "./snapshotErrors.js";
 
@@ -40,6 +41,8 @@ export interface SnapshotRequest {
   domSettleTimeout: number;
   /** Token budget of one chunk. */
   tokenBudget?: number;
+  /** Hides typed values in the outline, before its quoting and its chunks. */
+  mask?: Mask;
 }
 
 export interface Snapshot extends Outline {
@@ -163,7 +166,7 @@ async function captureOnce(
     const captured = await captureFrame(capture, start ?? main);
     // The page's own quiet time and title, whichever frame the capture started in.
     const { quietFor, title } = start ? await mainDocument(page, main) : captured.lines;
-    return { outline: assembleOutline(captured, title, prefix), quietFor };
+    return { outline: assembleOutline(captured, title, prefix, request.mask), quietFor };
   } finally {
     cleanUp(capture);
     await disposeAll(owned);
