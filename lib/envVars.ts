@@ -78,6 +78,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: true,
   },
   {
+    name: "JOB_ORIGINS_<NAME>",
+    group: "job",
+    what: "Comma-separated origins where `JOB_VAR_<NAME>` may also be typed (`https://login.example.com`), besides the one the job's page lands on; anywhere else typing it is refused.",
+    unset: "the value is typed only on the origin of the page the job acts on",
+    secret: false,
+  },
+  {
     name: "CRON_SECRET",
     group: "deployment",
     what: "Every caller of `/api/run` sends `Authorization: Bearer <CRON_SECRET>`; Vercel's cron sends it by itself.",

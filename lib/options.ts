@@ -323,10 +323,23 @@ export const ExtractOptionsSchema = z.strictObject({
 export type ExtractOptions = z.input<typeof ExtractOptionsSchema>;
 
 const Primitive = z.union([z.string(), z.number(), z.boolean()]);
-/** A value for `%name%` tokens: a primitive, or `{ value, description? }`. */
+/** An origin a variable may also be typed on: `https://login.example.com` (a path is ignored). */
+const OriginSchema = z.string().refine((s) => /^https?:$/.test(URL.parse(s)?.protocol ?? ""), {
+  error: "expected an http or https origin, such as https://login.example.com",
+});
+/** A value for `%name%` tokens: a primitive, or `{ value, description?, origins? }`. */
 export const VariableValueSchema = z.union([
   Primitive,
-  z.strictObject({ value: Primitive, description: z.string().optional() }),
+  z.strictObject({
+    value: Primitive,
+    description: z.string().optional(),
+    origins: z
+      .array(OriginSchema)
+      .optional()
+      .describe(
+        "Origins where the value may be typed besides the one the run started on; anywhere else typing it is refused.",
+      ),
+  }),
 ]);
 export const VariablesSchema = z
   .record(
@@ -334,7 +347,7 @@ export const VariablesSchema = z
     VariableValueSchema,
   )
   .describe(
-    "Values for `%name%` tokens in the instruction: `{ name: value }` or `{ name: { value, description } }`. The model sees the name and the description, never the value; history records names only.",
+    "Values for `%name%` tokens in the instruction: `{ name: value }` or `{ name: { value, description, origins } }`. The model sees the name and the description, never the value; history records names only. A value is typed only on the origin the run started on and the `origins` it names.",
   );
 export type Variables = z.input<typeof VariablesSchema>;
 

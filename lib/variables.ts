@@ -3,7 +3,7 @@
  * their values show up (outlines, messages, results), also as URLs write them.
  */
 import type { ElementIdentity } from "./api/operations.js";
-import { ServiceValidationError } from "./errors.js";
+import { ServiceError, ServiceValidationError } from "./errors.js";
 import type { Variables } from "./options.js";
 
 /**
@@ -100,4 +100,35 @@ export function variablesIn(text: string, variables: Variables | undefined): Var
     if (variables && name && Object.hasOwn(variables, name)) found[name] = variables[name]!;
   }
   return found;
+}
+
+/** The origin of a URL's document; "null" for an opaque one (about:blank, data:, junk). */
+export function originOf(url: string): string {
+  const parsed = URL.parse(url);
+  return parsed && /^https?:$/.test(parsed.protocol) ? parsed.origin : "null";
+}
+
+/** Typing a variable's value where it does not belong: the tool's error, read by the model. */
+export class VariableOriginRefused extends ServiceError {}
+
+/**
+ * Refuses to type a variable outside where it belongs: the origin the run started on and the
+ * origins its definition names. `where`: the origin of the document the keys would go to. A
+ * page's words cannot move a value to another site: that site is simply not on its list.
+ */
+export function checkTypedWhere(
+  text: string,
+  variables: Variables | undefined,
+  startOrigin: string,
+  where: string,
+): void {
+  for (const [name, v] of Object.entries(variablesIn(text, variables))) {
+    const declared = typeof v === "object" ? (v.origins ?? []) : [];
+    const allowed = [startOrigin, ...declared.map(originOf)].filter((o) => o !== "null");
+    if (where !== "null" && allowed.includes(where)) continue;
+    const list = allowed.length ? allowed.join(", ") : "no origin (the run began on no web page)";
+    throw new VariableOriginRefused(
+      `%${name}% may be typed only on ${list}; the field is on ${where === "null" ? "a page with no origin" : where}. Nothing was typed.`,
+    );
+  }
 }

@@ -15,7 +15,7 @@ import type { Logger } from "../log.js";
 import type { ModelClient, Models } from "../model/modelClient.js";
 import type { AgentResult, Variables } from "../options.js";
 import { sleep } from "../timeout.js";
-import { hideVariables } from "../variables.js";
+import { hideVariables, originOf } from "../variables.js";
 import type { ResolvedAgentConfig } from "./agentConfig.js";
 import { pointAt, removeCursor } from "./cursor.js";
 import { runLoop } from "./loop.js";
@@ -146,6 +146,15 @@ export async function guardRun(run: AgentRun): Promise<(() => Promise<void>) | u
 }
 
 /** What every tool of one run works with. */
+/** The origin of the page a run begins on ("null" when there is none, or no web page). */
+function startOrigin(page: () => Page): string {
+  try {
+    return originOf(page().url());
+  } catch {
+    return "null";
+  }
+}
+
 export function newRun(
   config: ResolvedAgentConfig,
   deps: AgentDeps,
@@ -171,6 +180,7 @@ export function newRun(
     },
     executionModel: config.executionModel,
     variables: options.variables,
+    start: { origin: startOrigin(page) },
     navigation: {},
     refused: [],
     search,

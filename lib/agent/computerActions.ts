@@ -23,6 +23,8 @@ export async function performComputerAction(
   pointer: Pointer,
   signal: AbortSignal,
   deadline: Deadline,
+  /** Called where the keys are about to go (after typeAt's click): may refuse by throwing. */
+  beforeTyping: () => Promise<void> = async () => {},
 ): Promise<string> {
   switch (action.kind) {
     case "click": {
@@ -61,6 +63,7 @@ export async function performComputerAction(
       return `scrolled (${action.dx}, ${action.dy}) at (${at.x}, ${at.y})`;
     }
     case "type":
+      await beforeTyping();
       await page.keyboard.type(action.text);
       return "typed";
     case "keys":
@@ -86,6 +89,7 @@ export async function performComputerAction(
     case "typeAt": {
       await clickAt(page, screen, action.at);
       pointer.at = action.at;
+      await beforeTyping();
       if (action.clear) {
         await page.keyboard.press("ControlOrMeta+A");
         await page.keyboard.press("Delete");

@@ -149,9 +149,7 @@ async function performAct(
     options,
     run.actSettings,
     deadline,
-    {
-      expect: step.identity,
-    },
+    { expect: step.identity, startOrigin: run.start.origin },
   );
   const done = (description: string, healedStep?: AgentStep): StepOutcome => ({
     action: {
@@ -180,7 +178,7 @@ async function performAct(
     { ...options, model: run.executionModel },
     run.actSettings,
     deadline,
-    { identify: true },
+    { identify: true, startOrigin: run.start.origin },
   );
   const action = again.actions.at(-1);
   const identity = again.identities?.at(-1);

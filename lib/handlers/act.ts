@@ -14,7 +14,13 @@ import type { Logger } from "../log.js";
 import type { Action, Variables } from "../options.js";
 import { rawDetail, readableMessage } from "../readableError.js";
 import type { Deadline } from "../timeout.js";
-import { hideIdentity, hideVariables, variablesIn } from "../variables.js";
+import {
+  hideIdentity,
+  hideVariables,
+  originOf,
+  VariableOriginRefused,
+  variablesIn,
+} from "../variables.js";
 import { findElements, type ObserveSettings } from "./observe.js";
 import { snapshotFor } from "./pageSnapshot.js";
 import { performAction } from "./performAction.js";
@@ -30,10 +36,15 @@ export interface ActSettings extends ObserveSettings {
 /** act's options as they arrive, parsed (the page is the one the call is about). */
 export type ActCallOptions = NonNullable<ActRequest["options"]>;
 
-/** The action cache's part: identify the elements acted on, or act only on the one expected. */
+/**
+ * What a caller adds: the action cache's part (identify the elements acted on, or act only on
+ * the one expected), and a run's start, where its variables may be typed.
+ */
 export interface ActCheck {
   identify?: boolean;
   expect?: ElementIdentity;
+  /** The origin the run started on; an act call on its own starts on its page's. */
+  startOrigin?: string;
 }
 
 export async function act(
@@ -49,13 +60,17 @@ export async function act(
     // Watched before acting, so that a tab the action opens is the active page when act
     // returns; the watcher's first start (a browser-wide session) overlaps the choosing.
     const watching = context.newTabs();
+    const startOrigin = check.startOrigin ?? originOf(page.url());
     const action =
       typeof given === "string" ? await choose(given, page, options, settings, deadline) : given;
     if (!action) {
       return failed(`No element matches "${given}"; nothing was done.`, String(given), []);
     }
     const tabs = await watching;
-    const outcome = await attempt(action, page, options, settings, deadline, check);
+    const outcome = await attempt(action, page, options, settings, deadline, {
+      ...check,
+      startOrigin,
+    });
     await tabs.settled(Math.min(NEW_TAB_WAIT_MS, deadline.remaining()));
     return outcome;
   });
@@ -115,11 +130,22 @@ async function attempt(
     deadline.step(`${action.method ?? "click"} ${action.selector}`);
     await settings.onTarget?.(page, action);
     settings.onVariablesUsed?.(usedBy(action, options.variables));
-    await performAction(page, action, options.variables, deadlineShare(deadline), guardFor(0));
+    await performAction(
+      page,
+      action,
+      options.variables,
+      deadlineShare(deadline),
+      guardFor(0),
+      check.startOrigin,
+    );
     return identified(done(action, [action]));
   } catch (error) {
     // A missing variable is the caller's to fix, not a page that changed.
     if (error instanceof ServiceValidationError) throw error;
+    // A value refused where it does not belong is not healed onto another element.
+    if (error instanceof VariableOriginRefused) {
+      return identified(failure(error, action, options, settings.logger));
+    }
     // A replay acts on the recorded element or not at all: the cache heals, not this. The
     // recorded element that took the action and failed is no mismatch: acting again through a
     // heal could repeat keys already typed.
@@ -150,7 +176,14 @@ async function attempt(
     const healed: Action = { ...again, method: action.method, arguments: action.arguments };
     try {
       await settings.onTarget?.(page, healed);
-      await performAction(page, healed, options.variables, deadline, guardFor(1));
+      await performAction(
+        page,
+        healed,
+        options.variables,
+        deadline,
+        guardFor(1),
+        check.startOrigin,
+      );
       return identified(done(healed, [action, healed]));
     } catch (second) {
       return identified(failure(second, healed, options, settings.logger, [action, healed]));

@@ -1,14 +1,15 @@
 /**
  * Performs one Action on the page, with no model call. `%name%` tokens in its arguments are
  * replaced by the variables' values here, at the last moment: the values never reach a model,
- * a log or the history.
+ * a log or the history; and typed only into a document of an origin the value belongs to.
  */
 import type { ElementHandle } from "playwright-core";
 import type { Page } from "../browser/page.js";
+import { elementOrigin } from "../browser/typingOrigin.js";
 import { ServiceError } from "../errors.js";
 import type { Action, Variables } from "../options.js";
 import type { Deadline } from "../timeout.js";
-import { fillVariables } from "../variables.js";
+import { checkTypedWhere, fillVariables, originOf, variablesIn } from "../variables.js";
 
 export async function performAction(
   page: Page,
@@ -17,9 +18,20 @@ export async function performAction(
   deadline: Deadline,
   /** Told of the element once resolved, before it is touched (the action cache's check). */
   guard?: (element: ElementHandle) => Promise<void>,
+  /** The origin the run started on (default: the page's now): where variables may be typed. */
+  startOrigin = originOf(page.url()),
 ): Promise<void> {
-  const args = (action.arguments ?? []).map((a) => fillVariables(a, variables));
-  const target = page.deepLocator(action.selector, guard);
+  const given = action.arguments ?? [];
+  const args = given.map((a) => fillVariables(a, variables));
+  const typed = given.join(" ");
+  const checked =
+    Object.keys(variablesIn(typed, variables)).length === 0
+      ? guard
+      : async (element: ElementHandle) => {
+          checkTypedWhere(typed, variables, startOrigin, await elementOrigin(element));
+          await guard?.(element);
+        };
+  const target = page.deepLocator(action.selector, checked);
   const timeout = deadline.remaining();
   const first = args[0] ?? "";
   switch (action.method ?? "click") {

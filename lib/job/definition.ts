@@ -1,9 +1,11 @@
 /**
  * What a job is: a page, an action, what to extract, optionally a schema, a model and
  * variables. The environment overrides a definition: JOB_URL, JOB_ACT, JOB_EXTRACT, JOB_MODEL,
- * JOB_CACHE_DIR, JOB_BUDGET_MS, and JOB_VAR_<NAME> for `%NAME%` (values never sent to the model).
+ * JOB_CACHE_DIR, JOB_BUDGET_MS, JOB_VAR_<NAME> for `%NAME%` (values never sent to the model) and
+ * JOB_ORIGINS_<NAME> for the other origins it may be typed on.
  */
 import { z } from "zod";
+import { ServiceValidationError } from "../errors.js";
 import { ModelConfigurationSchema } from "../model/config.js";
 import { parseInput, VariablesSchema } from "../options.js";
 
@@ -84,6 +86,22 @@ export function resolveJob(
   for (const [key, value] of Object.entries(env)) {
     const m = key.match(/^JOB_VAR_(\w+)$/);
     if (m && value !== undefined) variables[m[1]!] = value;
+  }
+  for (const [key, value] of Object.entries(env)) {
+    const m = key.match(/^JOB_ORIGINS_(\w+)$/);
+    if (!m || value === undefined) continue;
+    const name = m[1]!;
+    const given = variables[name];
+    if (given === undefined) {
+      throw new ServiceValidationError(key, [
+        { path: [], message: `names origins for %${name}%, but no JOB_VAR_${name} is set` },
+      ]);
+    }
+    const origins = value
+      .split(",")
+      .map((o) => o.trim())
+      .filter(Boolean);
+    variables[name] = typeof given === "object" ? { ...given, origins } : { value: given, origins };
   }
   const budget = env.JOB_BUDGET_MS ? Number(env.JOB_BUDGET_MS) : base.budgetMs;
   return parseInput(

@@ -13,7 +13,7 @@ import { resolveJob } from "../../lib/job/definition.js";
 import { type JobOptions, RESERVE_MS, runJob as runJobOn } from "../../lib/job/runJob.js";
 import { engineInternals } from "../support/clients.js";
 import { failure } from "../support/failure.js";
-import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { idOfLine, instructionOf, promptOf, useModelServer } from "../support/llm/modelServer.js";
 import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
 import { shopModel as scriptedShop } from "../support/llm/shopModel.js";
 import { decodePng } from "../support/png.js";
@@ -151,6 +151,40 @@ describe("runJob's budget", () => {
   });
 });
 
+describe("a job's variables and origins", () => {
+  /** Fills the Token field (inside another site's frame) with %PIN%. */
+  const tokenModel = openaiResponses((r) => {
+    const id = idOfLine(promptOf(r), 'textbox "Token"');
+    return instructionOf(r).includes("Token") && id
+      ? {
+          elements: [{ elementId: id, description: "Token", method: "fill", arguments: ["%PIN%"] }],
+        }
+      : { extraction: "read" };
+  });
+  const framedJob = (env: Record<string, string>) =>
+    resolveJob(
+      {
+        url: server.url("secrets/framed.html"),
+        act: "type %PIN% into Token",
+        extract: "x",
+        model: MODEL,
+      },
+      { JOB_VAR_PIN: "4321-9876", ...env },
+    );
+  const other = () => new URL(server.url("")).origin.replace("127.0.0.1", "localhost");
+
+  it("types a JOB_VAR only on its page's origin unless JOB_ORIGINS_<NAME> names another", async () => {
+    model.use(tokenModel);
+    const refused = await failure(runJob(framedJob({})));
+    expect(refused.message).toContain(
+      `%PIN% may be typed only on ${new URL(server.url("")).origin}`,
+    );
+    expect(refused.message).not.toContain("4321-9876");
+    const done = await runJob(framedJob({ JOB_ORIGINS_PIN: other() }));
+    expect(done.data).toBe("read");
+  });
+});
+
 describe("job definitions", () => {
   it("takes the environment's overrides, variables from JOB_VAR_*, and a request's url/act/extract", () => {
     const resolved = resolveJob(
@@ -172,6 +206,25 @@ describe("job definitions", () => {
       variables: { PIN: "4321" },
       budgetMs: 30_000,
     });
+  });
+
+  it("JOB_ORIGINS_<NAME> names the other origins a JOB_VAR may be typed on", () => {
+    const env = {
+      JOB_VAR_PIN: "4321",
+      JOB_ORIGINS_PIN: "https://login.shop.test, https://pay.test",
+    };
+    expect(resolveJob({ url: "https://shop.test/" }, env).variables).toEqual({
+      PIN: { value: "4321", origins: ["https://login.shop.test", "https://pay.test"] },
+    });
+    expect(() =>
+      resolveJob({ url: "https://shop.test/" }, { JOB_ORIGINS_PIN: "https://a.test" }),
+    ).toThrow(/JOB_ORIGINS_PIN[\s\S]*no JOB_VAR_PIN is set/);
+    expect(() =>
+      resolveJob(
+        { url: "https://shop.test/" },
+        { JOB_VAR_PIN: "1", JOB_ORIGINS_PIN: "file:///etc" },
+      ),
+    ).toThrow(/expected an http or https origin[\s\S]*variables\.PIN\.origins/);
   });
 
   it("refuses a bad definition or request, naming the field", () => {

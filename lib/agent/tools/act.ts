@@ -24,7 +24,7 @@ export default defineTool({
       { model: run.executionModel, variables: run.variables },
       run.actSettings,
       deadline,
-      { identify: run.recording },
+      { identify: run.recording, startOrigin: run.start.origin },
     );
     // act waited for a tab its click opened: that is the page now.
     const page = run.page();

@@ -5,7 +5,14 @@ import { performComputerAction } from "../computerActions.js";
 import { readComputerCall } from "../computerCalls.js";
 import { openUrl } from "../openUrl.js";
 import { screenFor } from "../screen.js";
-import { captureAfterAction, markTyped, onPage, showPoint } from "./coordinates.js";
+import {
+  captureAfterAction,
+  checkFocusFor,
+  markTyped,
+  onPage,
+  pinStart,
+  showPoint,
+} from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 /**
@@ -63,12 +70,16 @@ export default defineTool({
         }
         acknowledged = checks;
       }
+      let beforeTyping: (() => Promise<void>) | undefined;
       if (action.kind === "type" || action.kind === "typeAt") {
-        markTyped(run, action.text);
-        action.text = fillVariables(action.text, run.variables);
+        const given = action.text;
+        markTyped(run, given);
+        action.text = fillVariables(given, run.variables);
+        beforeTyping = () => checkFocusFor(run, page, given);
       }
       if (action.kind === "navigate") {
         await openUrl(page, action.url, run.navigation, deadline, "navigate");
+        pinStart(run);
         note = `opened ${page.url()}`;
       } else {
         const at = "at" in action ? action.at : action.kind === "drag" ? action.path[0] : undefined;
@@ -77,7 +88,15 @@ export default defineTool({
         const signal = run.stop ? AbortSignal.any([deadline.signal, run.stop]) : deadline.signal;
         note = "";
         await onPage(page, deadline, async () => {
-          note = await performComputerAction(page, screen, action, run.pointer, signal, deadline);
+          note = await performComputerAction(
+            page,
+            screen,
+            action,
+            run.pointer,
+            signal,
+            deadline,
+            beforeTyping,
+          );
         });
         note ||= "the action closed the tab";
         if (deadline.signal.aborted) throw deadline.signal.reason;

@@ -6,8 +6,9 @@
 
 import type { Page as PlaywrightPage } from "playwright-core";
 import { z } from "zod";
+import { focusOrigins } from "../../browser/typingOrigin.js";
 import type { Deadline } from "../../timeout.js";
-import { variablesIn } from "../../variables.js";
+import { checkTypedWhere, originOf, variablesIn } from "../../variables.js";
 import { showCursorAt } from "../cursor.js";
 import { captureMasked } from "../maskedCapture.js";
 import { type Screen, screenFor, toViewport } from "../screen.js";
@@ -17,6 +18,26 @@ export const PointSchema = {
   x: z.number().min(0).describe("Horizontal position, in pixels of the latest screenshot"),
   y: z.number().min(0).describe("Vertical position, in pixels of the latest screenshot"),
 };
+
+/**
+ * Typing `text` where the focus is now: refused, before any key, unless every frame from the
+ * top document to the focused one is an origin its variables may be typed on.
+ */
+export async function checkFocusFor(
+  run: AgentRun,
+  page: PlaywrightPage,
+  text: string,
+): Promise<void> {
+  if (Object.keys(variablesIn(text, run.variables)).length === 0) return;
+  for (const origin of await focusOrigins(page)) {
+    checkTypedWhere(text, run.variables, run.start.origin, origin);
+  }
+}
+
+/** A run that began on no web page (about:blank) starts where it first goes. */
+export function pinStart(run: AgentRun): void {
+  if (run.start.origin === "null") run.start.origin = originOf(run.page().url());
+}
 
 /** The variables `text` names are about to be typed: hidden from now on. */
 export function markTyped(run: AgentRun, text: string): void {

@@ -27,6 +27,11 @@ export interface AgentRun {
   actSettings: ActSettings;
   executionModel: ModelConfiguration | undefined;
   variables: Variables | undefined;
+  /**
+   * The origin the run started on, where its variables may be typed (with those each names).
+   * A holder: a run begun on about:blank takes the first origin it goes to.
+   */
+  start: { origin: string };
   navigation: NavigationAllowance;
   /** Navigations refused while a tool ran (URL and reason), told to the model with its result. */
   refused: string[];

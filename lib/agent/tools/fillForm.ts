@@ -70,7 +70,7 @@ export default defineTool({
         { variables: run.variables },
         run.actSettings,
         deadline,
-        { identify: run.recording },
+        { identify: run.recording, startOrigin: run.start.origin },
       );
       const steps = elementStep(`fill the ${field.field} field with ${field.value}`, result);
       if (steps) replay.push(...steps);

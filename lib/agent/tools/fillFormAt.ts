@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fillVariables } from "../../variables.js";
 import { clickAt } from "../pointer.js";
-import { afterAction, markTyped, screenNow, showPoint } from "./coordinates.js";
+import { afterAction, checkFocusFor, markTyped, screenNow, showPoint } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -33,6 +33,7 @@ export default defineTool({
       if (deadline.signal.aborted) break;
       await showPoint(run, screen, f);
       await clickAt(page, screen, f);
+      await checkFocusFor(run, page, f.value);
       await page.keyboard.press("ControlOrMeta+A");
       await page.keyboard.press("Delete");
       await page.keyboard.type(values[i]!);

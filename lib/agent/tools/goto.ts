@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { openUrl } from "../openUrl.js";
+import { pinStart } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -12,6 +13,7 @@ export default defineTool({
   async execute({ url }, run, deadline) {
     const page = run.page();
     const response = await openUrl(page.playwrightPage, url, run.navigation, deadline);
+    pinStart(run);
     const status = response ? ` (HTTP ${response.status()})` : "";
     return {
       text: `Opened ${page.url()}${status}`,

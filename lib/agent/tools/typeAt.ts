@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { fillVariables } from "../../variables.js";
 import { clickAt } from "../pointer.js";
-import { afterAction, markTyped, PointSchema, screenNow, showPoint } from "./coordinates.js";
+import {
+  afterAction,
+  checkFocusFor,
+  markTyped,
+  PointSchema,
+  screenNow,
+  showPoint,
+} from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -20,6 +27,7 @@ export default defineTool({
     const screen = await screenNow(run);
     await showPoint(run, screen, { x, y });
     await clickAt(page, screen, { x, y });
+    await checkFocusFor(run, page, text);
     await page.keyboard.type(value);
     if (pressEnter) await page.keyboard.press("Enter");
     return afterAction(run, deadline, `Typed ${text} at (${x}, ${y})`, {
