@@ -131,9 +131,9 @@ export const ERROR_REGISTRY: readonly ErrorEntry[] = [
     fields: ["url", "reason"],
   }),
   entry(TokenCapError, {
-    when: "The job used more model tokens than its cap (200k by default); checked between steps.",
+    when: "A model call would have taken the client past its `tokenCap` (the job's: 200k by default); checked before every model call, from the tokens spent so far and the call's estimated prompt. The call was not made.",
     whatToDo:
-      "Raise `tokenCap` in `runJob`'s options if the job really needs more, or make its instructions narrower.",
+      "Raise `tokenCap` (the client option, or `runJob`'s) if the work really needs more, or make the instructions narrower; a huge page costs at most `maxChunksPerCall` model calls per act, observe or extract.",
     fields: ["used", "cap"],
   }),
   entry(ServiceDomProcessError, {

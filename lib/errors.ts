@@ -329,7 +329,7 @@ export class NavigationRefusedError extends ServiceError {
   }
 }
 
-/** The run used more model tokens than its cap allows. */
+/** A model call would take the client (or the job) past its token cap: it was not made. */
 export class TokenCapError extends ServiceError {
   override name = "TokenCapError";
   static override readonly code = "TOKEN_CAP_EXCEEDED";
@@ -338,7 +338,7 @@ export class TokenCapError extends ServiceError {
     readonly cap: number,
   ) {
     super(
-      `The job used ${used} model tokens, over its cap of ${cap}: stopped before the next step.`,
+      `Model tokens used: ${used} of a cap of ${cap}; the next model call would go past it and was not made.`,
     );
   }
 }

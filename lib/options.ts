@@ -249,6 +249,23 @@ export const V3OptionsSchema = z.object({
     .describe(
       "Wayfarer's addition: model calls whose page outline is larger than this many tokens work on viewport-ordered chunks of it. `extract()` without an instruction always returns it whole.",
     ),
+  maxChunksPerCall: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(8)
+    .describe(
+      "Wayfarer's addition: the most outline chunks one act, observe or extract call sends to the model (one model call each); the rest of a huge page is not read, and a warning says so.",
+    ),
+  tokenCap: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "Wayfarer's addition: the most model tokens (prompt and completion) this client may spend. Checked before every model call: a call that would go past it is not made and fails with `TokenCapError`. Unset: no cap (the job sets 200000).",
+    ),
 });
 export type V3Options = z.input<typeof V3OptionsSchema>;
 export const KNOWN_OPTIONS = Object.keys(V3OptionsSchema.shape);

@@ -59,6 +59,7 @@ export class LocalOperations implements Operations {
       logger,
       inferenceLog: options.logInferenceToFile ? new InferenceLog(logger.redactor) : undefined,
       onUsage: (operation, usage) => metrics.add(operation, usage),
+      tokenCap: options.tokenCap,
     });
   }
 
@@ -202,6 +203,7 @@ export class LocalOperations implements Operations {
     return {
       domSettleTimeout: this.options.domSettleTimeout,
       outlineTokenBudget: this.options.outlineTokenBudget,
+      maxChunksPerCall: this.options.maxChunksPerCall,
       logger: this.logger,
       mask: (text: string) => hideVariables(text, this.typedVariables),
     };

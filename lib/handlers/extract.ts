@@ -9,6 +9,7 @@ import type { ExtractRequest } from "../api/operations.js";
 import type { Page } from "../browser/page.js";
 import { ZodSchemaValidationError } from "../errors.js";
 import type { Models } from "../model/modelClient.js";
+import { withinCap } from "../snapshot/chunks.js";
 import type { Deadline } from "../timeout.js";
 import { fromModelAnswer, modelSchemaFor } from "./linkFields.js";
 import { type SnapshotSettings, snapshotFor } from "./pageSnapshot.js";
@@ -94,7 +95,19 @@ export async function extractData(
     ? [{ data: await page.playwrightPage.screenshot({ type: "png" }), mediaType: "image/png" }]
     : undefined;
   // Within the budget, one call; over it, the chunks in page order, answers merged.
-  const parts = snapshot.chunks.length <= 1 ? [snapshot.text] : snapshot.chunks.map((c) => c.text);
+  const parts =
+    snapshot.chunks.length <= 1
+      ? [snapshot.text]
+      : withinCap(
+          snapshot.chunks.map((c) => c.text),
+          settings.maxChunksPerCall,
+          (read) =>
+            settings.logger.warn("extract", "the page is too large to read whole", {
+              partsRead: read,
+              parts: snapshot.chunks.length,
+              why: "maxChunksPerCall: the answer comes from the parts read, from the top",
+            }),
+        );
   let merged: unknown;
   for (const [i, part] of parts.entries()) {
     deadline.step(parts.length > 1 ? `model (chunk ${i + 1} of ${parts.length})` : "model");

@@ -11,6 +11,7 @@ import type { ObserveRequest } from "../api/operations.js";
 import type { Page } from "../browser/page.js";
 import type { Models } from "../model/modelClient.js";
 import { ACTION_METHODS, type Action, type Variables } from "../options.js";
+import { withinCap } from "../snapshot/chunks.js";
 import type { Snapshot } from "../snapshot/snapshot.js";
 import type { Deadline } from "../timeout.js";
 import { type SnapshotSettings, snapshotFor } from "./pageSnapshot.js";
@@ -71,19 +72,29 @@ export async function findElements(
   instruction: string,
   snapshot: Snapshot,
   options: Pick<ObserveCallOptions, "model" | "variables">,
-  settings: Pick<ObserveSettings, "models">,
+  settings: Pick<ObserveSettings, "models" | "maxChunksPerCall" | "logger">,
   deadline: Deadline,
   operation: "observe" | "act",
 ): Promise<Action[]> {
   const names = describeVariables(options.variables);
-  // Within the budget the whole outline goes at once; over it, chunks from the viewport on.
+  // Within the budget the whole outline goes at once; over it, chunks from the viewport on, as
+  // many as the cap allows.
   const parts =
     snapshot.chunks.length <= 1
       ? [snapshot.text]
-      : [
-          ...snapshot.chunks.slice(snapshot.startChunk),
-          ...snapshot.chunks.slice(0, snapshot.startChunk),
-        ].map((c) => c.text);
+      : withinCap(
+          [
+            ...snapshot.chunks.slice(snapshot.startChunk),
+            ...snapshot.chunks.slice(0, snapshot.startChunk),
+          ].map((c) => c.text),
+          settings.maxChunksPerCall,
+          (read) =>
+            settings.logger.warn(operation, "the page is too large to read whole", {
+              partsRead: read,
+              parts: snapshot.chunks.length,
+              why: "maxChunksPerCall: the parts nearest the viewport were read",
+            }),
+        );
   for (const [i, part] of parts.entries()) {
     deadline.step(parts.length > 1 ? `model (chunk ${i + 1} of ${parts.length})` : "model");
     const answer = await settings.models.generate({

@@ -13,6 +13,8 @@ import type { Deadline } from "../timeout.js";
 export interface SnapshotSettings {
   domSettleTimeout: number;
   outlineTokenBudget: number;
+  /** The most chunks one call sends to the model. */
+  maxChunksPerCall: number;
   logger: Logger;
   /** Hides values typed from variables: a later outline shows their `%name%` instead. */
   mask?: Mask;

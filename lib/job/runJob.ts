@@ -81,6 +81,8 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
       // The template's intended shape is REMOTE (a hosted browser) when its key is set.
       env: process.env.WAYFARER_API_KEY ? "REMOTE" : "LOCAL",
       verbose: 0,
+      // Checked before every model call, not only between steps.
+      tokenCap: cap,
       ...options.client,
       ...(job.model ? { model: job.model } : {}),
       ...(job.cacheDir ? { cacheDir: job.cacheDir } : {}),

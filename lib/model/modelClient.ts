@@ -15,10 +15,11 @@ import {
   tool,
 } from "ai";
 import type { z } from "zod";
-import { MissingLLMConfigurationError, UnsupportedModelError } from "../errors.js";
+import { MissingLLMConfigurationError, TokenCapError, UnsupportedModelError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Usage } from "../metrics.js";
 import { sleep } from "../timeout.js";
+import { estimateTokens } from "../tokens.js";
 import { inheritCredentials, type ModelConfiguration } from "./config.js";
 import type { InferenceLog } from "./inferenceLog.js";
 import { toModelError } from "./modelErrors.js";
@@ -105,10 +106,14 @@ export interface ModelClientSettings {
   env?: Record<string, string | undefined>;
   /** Told of every answered call's usage: the client files it under the operation in metrics. */
   onUsage?: (operation: Operation, usage: Usage) => void;
+  /** The most tokens the client may spend: a call that would go past it is not made. */
+  tokenCap?: number;
 }
 
 export class ModelClient implements Models {
   private readonly resolved = new Map<string, ResolvedModel>();
+  /** Prompt and completion tokens of every call so far, for the cap. */
+  private spent = 0;
 
   constructor(private readonly settings: ModelClientSettings) {}
 
@@ -129,8 +134,19 @@ export class ModelClient implements Models {
     };
   }
 
+  /**
+   * Refuses a call that would take the client past its cap: what was spent, plus the prompt's
+   * estimate (the outline's, 3.2 characters a token; an image counts as nothing).
+   */
+  private checkCap(promptText: string): void {
+    const cap = this.settings.tokenCap;
+    if (cap === undefined) return;
+    if (this.spent + estimateTokens(promptText) > cap) throw new TokenCapError(this.spent, cap);
+  }
+
   /** One step of a tool-calling conversation: the model's text and the tools it calls. */
   async converse(call: ConverseCall): Promise<ConverseAnswer> {
+    this.checkCap(JSON.stringify(withoutImages(call.messages)) + (call.system ?? ""));
     const { model, label, config } = this.choose(call.model);
     const system = [call.system, this.settings.systemPrompt].filter(Boolean).join("\n\n");
     const tools: Record<string, Tool> = Object.fromEntries(
@@ -217,11 +233,13 @@ export class ModelClient implements Models {
     call: { operation: Operation; onUsage?: (usage: Usage) => void },
     usage: Usage,
   ) {
+    this.spent += usage.promptTokens + usage.completionTokens;
     this.settings.onUsage?.(call.operation, usage);
     call.onUsage?.(usage);
   }
 
   async generate<T>(call: ModelCall<T>): Promise<ModelAnswer<T>> {
+    this.checkCap(call.prompt + (call.system ?? ""));
     const { model, label } = this.choose(call.model);
     const system = [call.system, this.settings.systemPrompt].filter(Boolean).join("\n\n");
     const content = [

@@ -6,19 +6,13 @@
  * (in which frame, form or dialog). A single line over the budget (a huge text) is cut into
  * pieces.
  */
+import { estimateTokens } from "../tokens.js";
 import type { OutlineLine } from "./outline.js";
 
 /** Default token budget of one chunk (see docs/guide/extract.md, "Chunks"). */
 export const DEFAULT_TOKEN_BUDGET = 12_000;
 
-/**
- * Tokens of outline text, estimated without a tokenizer: the o200k tokenizer gives about 3.5
- * characters per token on our outlines (measured by `npm run bench:snapshot`), so this errs
- * on the side of smaller chunks.
- */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 3.2);
-}
+export { estimateTokens };
 
 export interface Chunk {
   index: number;
@@ -126,4 +120,14 @@ function ancestorsOf(lines: OutlineLine[], index: number): OutlineLine[] {
     }
   }
   return chain;
+}
+
+/**
+ * The chunks one call may send to the model, at most `cap` of them (in the order given): a huge
+ * page costs a bounded number of model calls. `onCut` is told how many were left unread.
+ */
+export function withinCap<T>(parts: T[], cap: number, onCut: (read: number) => void): T[] {
+  if (parts.length <= cap) return parts;
+  onCut(cap);
+  return parts.slice(0, cap);
 }

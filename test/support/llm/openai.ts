@@ -20,14 +20,20 @@ function sse(events: unknown[]): HttpResponse<string> {
 }
 
 /** POST {baseURL}/responses: the answer as the message's output_text, JSON-encoded. */
-export function openaiResponses(answer: Answer, baseURL = OPENAI): RequestHandler {
+export function openaiResponses(
+  answer: Answer,
+  baseURL = OPENAI,
+  /** The usage reported (default: the fixed OPENAI_USAGE), e.g. in proportion to the prompt. */
+  usageFor?: (request: ModelRequest) => { input: number; output: number },
+): RequestHandler {
   return http.post(`${baseURL}/responses`, async ({ request }) => {
     const body = (await request.json()) as Record<string, unknown>;
     const text = JSON.stringify(answer(toRequest(request, body)));
+    const spent = usageFor?.(toRequest(request, body)) ?? USAGE;
     const usage = {
-      input_tokens: USAGE.input,
-      output_tokens: USAGE.output,
-      total_tokens: USAGE.input + USAGE.output,
+      input_tokens: spent.input,
+      output_tokens: spent.output,
+      total_tokens: spent.input + spent.output,
       input_tokens_details: { cached_tokens: USAGE.cached },
       output_tokens_details: { reasoning_tokens: USAGE.reasoning },
     };
