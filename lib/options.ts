@@ -249,6 +249,21 @@ export const V3OptionsSchema = z.object({
     .describe(
       "Wayfarer's addition: model calls whose page outline is larger than this many tokens work on viewport-ordered chunks of it. `extract()` without an instruction always returns it whole.",
     ),
+  egress: z
+    .strictObject({
+      refuse: z
+        .array(z.enum(["link-local", "loopback", "private"]))
+        .default(["link-local", "loopback", "private"])
+        .describe("Kinds of address refused (link-local includes cloud metadata)."),
+      allowHosts: z
+        .array(z.string().min(1))
+        .default([])
+        .describe("Host names or addresses let through as written, whatever they resolve to."),
+    })
+    .optional()
+    .describe(
+      "Wayfarer's addition: guards every request of the browser (documents, frames, images, scripts, fetch/XHR, WebSockets, workers) with the address rule, through a proxy on 127.0.0.1 that connects only to addresses it has judged. Off by default in LOCAL, where only documents of agent runs and jobs are guarded; the HTTP service turns it on. Needs a browser Wayfarer launches, without a proxy of its own.",
+    ),
   maxChunksPerCall: z
     .number()
     .int()

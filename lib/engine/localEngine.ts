@@ -2,11 +2,13 @@
  * env "LOCAL": a Chromium on this machine, launched by us or attached to by cdpUrl.
  */
 import { Context, type ContextSettings } from "../browser/context.js";
+import { type EgressProxy, startEgressProxy } from "../browser/egressProxy.js";
 import { type LaunchedBrowser, launchBrowser } from "../browser/launch.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import { answerProxyChallenges } from "../browser/proxyAuth.js";
 import { ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
+import type { AddressRule } from "../net/addressRule.js";
 import type { ResolvedLaunchOptions } from "../options.js";
 import { type Deadline, untilAborted, withTimeout } from "../timeout.js";
 import type { Engine, Operations } from "./engine.js";
@@ -18,7 +20,11 @@ export interface LocalEngineOptions {
   launchTimeoutMs: number;
   logger: Logger;
   context: Omit<ContextSettings, "viewport" | "logger">;
+  /** Every request of the browser through the egress proxy, under this rule. */
+  egress?: AddressRule;
 }
+
+const PROXY_SWITCH = /^--(?:proxy-|no-proxy-server|proxy-auto-detect|proxy-pac-url)/;
 
 export class LocalEngine implements Engine {
   readonly operations: Operations;
@@ -29,6 +35,7 @@ export class LocalEngine implements Engine {
   private launch: Promise<LaunchedBrowser> | undefined;
   private ready = false;
   private pages: Context | undefined;
+  private egress: EgressProxy | undefined;
 
   constructor(
     private readonly options: LocalEngineOptions,
@@ -67,13 +74,15 @@ export class LocalEngine implements Engine {
     await this.launch?.catch(() => {});
     // Kept, not cleared: a forced close must reach a graceful close already under way.
     const launched = this.launched;
-    if (!launched) return;
-    if (!this.ready) return release(launched);
+    if (!launched) return this.closeEgress();
+    if (!this.ready) return release(launched).finally(() => this.closeEgress());
     // A browser we attached to is not ours to end unless keepAlive: false says so. After a
     // successful init, keepAlive wins over force: force only skips the graceful wait.
     const keepAlive = this.options.keepAlive ?? Boolean(this.options.launch.cdpUrl);
     if (keepAlive) {
       await launched.detach();
+      // The browser left running still needs its proxy: it serves while this process lives.
+      this.egress?.unref();
       this.connectURL = launched.wsEndpoint;
       this.options.logger.info("browser", "left the browser running (keepAlive)", {
         connectURL: launched.wsEndpoint,
@@ -83,14 +92,42 @@ export class LocalEngine implements Engine {
     } else {
       this.connectURL = undefined;
       await launched.terminate(force);
+      await this.closeEgress();
     }
+  }
+
+  private async closeEgress(): Promise<void> {
+    const egress = this.egress;
+    this.egress = undefined;
+    await egress?.close();
+  }
+
+  /** The launch options, pointed at the egress proxy when the rule is on. */
+  private async launchOptions(): Promise<ResolvedLaunchOptions> {
+    const { launch, egress, logger } = this.options;
+    if (!egress) return launch;
+    this.egress = await startEgressProxy({
+      rule: egress,
+      onRefused: (target, reason) =>
+        logger.info("browser", "a request was refused by the egress rule", { target, reason }),
+    });
+    // A proxy switch of the caller's would take the browser around the guard.
+    const args = launch.args.filter((a) => !PROXY_SWITCH.test(a));
+    if (args.length < launch.args.length) {
+      logger.warn("browser", "dropped proxy switches: the egress guard is the browser's proxy", {
+        dropped: launch.args.filter((a) => PROXY_SWITCH.test(a)),
+      });
+    }
+    // <-loopback>: the loopback goes through the proxy too (Chromium bypasses it by default).
+    return { ...launch, args, proxy: { server: this.egress.url, bypass: "<-loopback>" } };
   }
 
   private async start(deadline: Deadline): Promise<Context> {
     const { logger, launch } = this.options;
     deadline.step(launch.cdpUrl ? "attaching" : "launching");
+    const options = await this.launchOptions();
     this.launch = launchBrowser({
-      options: launch,
+      options,
       profile: this.options.profile,
       timeoutMs: deadline.remaining(),
       signal: this.launching.signal,
@@ -150,6 +187,7 @@ export class LocalEngine implements Engine {
     const launched = this.launched;
     this.launched = undefined;
     if (launched) await release(launched);
+    await this.closeEgress();
   }
 }
 

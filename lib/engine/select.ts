@@ -7,7 +7,11 @@ import { onServerlessHost } from "../browser/chromiumPack.js";
 import type { Context } from "../browser/context.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import type { PageHooks } from "../browser/page.js";
-import { MissingEnvironmentVariableError, ServiceEnvironmentError } from "../errors.js";
+import {
+  MissingEnvironmentVariableError,
+  ServiceEnvironmentError,
+  ServiceValidationError,
+} from "../errors.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
 import type { ResolvedOptions } from "../options.js";
@@ -63,9 +67,23 @@ export function localEngine(
   { options, logger, hooks }: EngineParts,
   operations: (context: () => Context) => Operations,
 ): LocalEngine {
+  const { egress } = options;
+  if (
+    egress &&
+    (options.localBrowserLaunchOptions.cdpUrl || options.localBrowserLaunchOptions.proxy)
+  ) {
+    throw new ServiceValidationError("options.egress", [
+      {
+        path: [],
+        message:
+          "the egress guard needs a browser Wayfarer launches without a proxy of its own: drop cdpUrl or proxy, or egress",
+      },
+    ]);
+  }
   return new LocalEngine(
     {
       launch: options.localBrowserLaunchOptions,
+      egress,
       profile: launchProfile(),
       keepAlive: options.keepAlive,
       launchTimeoutMs: LAUNCH_TIMEOUT_MS,

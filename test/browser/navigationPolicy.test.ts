@@ -3,12 +3,12 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
   checkNavigation,
-  embeddedIPv4,
   guardNavigations,
   NavigationRefusedError,
   navigationRefusal,
 } from "../../lib/browser/navigationPolicy.js";
 import { ServiceError } from "../../lib/index.js";
+import { embeddedIPv4 } from "../../lib/net/addressRule.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
 

@@ -1,0 +1,176 @@
+/**
+ * The egress guard: an HTTP proxy on 127.0.0.1 that every request of a browser goes through
+ * (documents, frames, popups, images, scripts, fetch/XHR, WebSockets, workers: Chromium sends
+ * them all to its proxy, the loopback too with `<-loopback>`). Each host is judged once by the
+ * address rule (lib/net/addressRule.ts), and the proxy connects to the very address it judged,
+ * so a name cannot resolve to something else between the check and the connection. A refused
+ * request gets 403 and never leaves the machine.
+ */
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from "node:http";
+import { connect, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import { type AddressRule, hostJudge, type Lookup } from "../net/addressRule.js";
+
+export interface EgressProxy {
+  /** `http://127.0.0.1:<port>`, for Chromium's `--proxy-server`. */
+  url: string;
+  /** Lets the process exit while the proxy still serves a browser left running (keepAlive). */
+  unref(): void;
+  close(): Promise<void>;
+}
+
+export interface EgressOptions {
+  rule: AddressRule;
+  /** Told of each refused request (once per URL or tunnel). */
+  onRefused?: (target: string, reason: string) => void;
+  /** How host names are resolved (the system's by default). */
+  lookup?: Lookup;
+}
+
+/** The longest the proxy waits to connect to a site (Chromium's own is longer). */
+const CONNECT_TIMEOUT_MS = 15_000;
+/** Headers for the proxy, not the site. */
+const HOP_BY_HOP = ["proxy-connection", "proxy-authorization", "connection", "keep-alive"];
+
+export async function startEgressProxy(options: EgressOptions): Promise<EgressProxy> {
+  const judge = hostJudge(options.rule, options.lookup);
+  const sockets = new Set<Duplex>();
+  const track = (socket: Duplex) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  };
+  const agent = new Agent({ keepAlive: true, timeout: CONNECT_TIMEOUT_MS });
+
+  /** The address to connect to, or why not (told to onRefused). */
+  const resolve = async (host: string, target: string): Promise<string | { refused: string }> => {
+    const verdict = await judge(host);
+    if ("refused" in verdict) {
+      options.onRefused?.(target, verdict.refused);
+      return verdict;
+    }
+    const address = verdict.addresses[0];
+    return address ?? { refused: `${host} could not be resolved` };
+  };
+
+  const server = createServer(async (req, res) => {
+    // A plain-HTTP request in absolute form: http://host:port/path.
+    const target = URL.parse(req.url ?? "");
+    if (target?.protocol !== "http:") return void res.writeHead(400).end();
+    const to = await resolve(target.hostname, target.href);
+    if (typeof to !== "string") {
+      return void res
+        .writeHead(403, { "content-type": "text/plain" })
+        .end(`Refused by the egress rule: ${to.refused}`);
+    }
+    const upstream = httpRequest({
+      agent,
+      host: to,
+      port: target.port || 80,
+      method: req.method,
+      path: `${target.pathname}${target.search}`,
+      headers: forwarded(req.headers),
+      setHost: false,
+      timeout: CONNECT_TIMEOUT_MS,
+    });
+    upstream.on("response", (answer: IncomingMessage) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on("timeout", () => upstream.destroy(new Error("no answer in time")));
+    upstream.on("error", () => {
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
+    });
+    req.pipe(upstream);
+  });
+
+  // HTTPS, wss:// and ws:// go through a tunnel: CONNECT host:port.
+  server.on("connect", async (req: IncomingMessage, client: Duplex, head: Buffer) => {
+    track(client);
+    client.on("error", () => client.destroy());
+    const [host, port] = splitHostPort(req.url ?? "");
+    const to = await resolve(host, `${host}:${port}`);
+    if (typeof to !== "string") {
+      return void client.end(`HTTP/1.1 403 Forbidden\r\n\r\n`);
+    }
+    const site = tunnel(to, port, () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length) site.write(head);
+      site.pipe(client);
+      client.pipe(site);
+    });
+    track(site);
+    site.on("error", () => client.destroy());
+    client.on("close", () => site.destroy());
+  });
+
+  // A WebSocket upgrade sent in absolute form (ws:// without a tunnel).
+  server.on("upgrade", async (req: IncomingMessage, client: Duplex, head: Buffer) => {
+    track(client);
+    client.on("error", () => client.destroy());
+    const target = URL.parse(req.url ?? "");
+    if (!target) return void client.destroy();
+    const to = await resolve(target.hostname, target.href);
+    if (typeof to !== "string") return void client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
+    const site = tunnel(to, Number(target.port || 80), () => {
+      const headers = Object.entries(forwarded(req.headers, false))
+        .map(([k, v]) => `${k}: ${v}`)
+        .join("\r\n");
+      site.write(`${req.method} ${target.pathname}${target.search} HTTP/1.1\r\n${headers}\r\n\r\n`);
+      if (head.length) site.write(head);
+      site.pipe(client);
+      client.pipe(site);
+    });
+    track(site);
+    site.on("error", () => client.destroy());
+    client.on("close", () => site.destroy());
+  });
+
+  await new Promise<void>((done, fail) => {
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => done());
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    unref: () => server.unref(),
+    close: () =>
+      new Promise<void>((done) => {
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+        agent.destroy();
+        server.close(() => done());
+      }),
+  };
+}
+
+/** A connection to the judged address, bounded in time. */
+function tunnel(address: string, port: number, ready: () => void): Socket {
+  const socket = connect({ host: address, port }, ready);
+  socket.setTimeout(CONNECT_TIMEOUT_MS, () => {
+    if (socket.connecting) socket.destroy(new Error("no connection in time"));
+  });
+  return socket;
+}
+
+/** `host:port` of a CONNECT (an IPv6 host in brackets). */
+function splitHostPort(authority: string): [string, number] {
+  const m = authority.match(/^\[?([^\]]*?)\]?:(\d+)$/);
+  return m ? [m[1]!, Number(m[2])] : [authority, 443];
+}
+
+function forwarded(headers: IncomingHttpHeaders, dropConnection = true): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (HOP_BY_HOP.includes(name) && (dropConnection || name.startsWith("proxy-"))) continue;
+    out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}

@@ -1,0 +1,199 @@
+/**
+ * The one rule for which network addresses a browser (or anything the library fetches for a
+ * caller, such as a model's baseURL) may reach. An address is classified once, in any spelling
+ * (IPv4 in IPv6 by every standard embedding); a host name is resolved once per host and judged
+ * by every address it resolves to. Used by the navigation policy and by the egress proxy.
+ */
+import { lookup as dnsLookup } from "node:dns/promises";
+import { isIP } from "node:net";
+
+/** What an address is, for the rule: the kinds a rule may refuse. */
+export type AddressKind = "link-local" | "loopback" | "private";
+
+export interface AddressRule {
+  /** Kinds refused; link-local covers cloud metadata addresses and names. */
+  refuse: readonly AddressKind[];
+  /** Host names (or literal addresses) let through whatever they resolve to, exactly as written. */
+  allowHosts?: readonly string[];
+}
+
+/** Documents on this machine: only link-local and cloud metadata are off limits. */
+export const LOCAL_RULE: AddressRule = { refuse: ["link-local"] };
+/** A service visiting pages for strangers: nothing of its own network. */
+export const STRICT_RULE: AddressRule = { refuse: ["link-local", "loopback", "private"] };
+
+const METADATA_HOSTS = new Set([
+  "metadata.google.internal",
+  "metadata",
+  "instance-data",
+  "instance-data.ec2.internal",
+  "metadata.azure.internal",
+]);
+
+/** A host name as compared: lower case, no brackets, no trailing dot (the FQDN form). */
+export function normalHost(hostname: string): string {
+  return hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
+}
+
+/** The kinds an IP address (or a metadata name) falls under; empty for a public address. */
+export function kindsOf(host: string): AddressKind[] {
+  const h = normalHost(host);
+  if (METADATA_HOSTS.has(h)) return ["link-local"];
+  if (isIP(h) === 4) return v4Kinds(h);
+  if (isIP(h) !== 6) return [];
+  const kinds = new Set<AddressKind>();
+  const b = ipv6Bytes(h)!;
+  const word = (i: number) => (b[i]! << 8) | b[i + 1]!;
+  if (b.slice(0, 15).every((x) => x === 0) && (b[15] === 1 || b[15] === 0)) kinds.add("loopback");
+  if ((word(0) & 0xffc0) === 0xfe80) kinds.add("link-local");
+  if (h === "fd00:ec2::254") kinds.add("link-local");
+  if ((b[0]! & 0xfe) === 0xfc) kinds.add("private");
+  for (const v4 of embeddedIPv4(h)) for (const k of v4Kinds(v4)) kinds.add(k);
+  return [...kinds];
+}
+
+function v4Kinds(ip: string): AddressKind[] {
+  const [a, b] = ip.split(".").map(Number) as [number, number];
+  if (a === 169 && b === 254) return ["link-local"];
+  // 0.0.0.0/8 reaches this machine on Linux: counted as the loopback.
+  if (a === 127 || a === 0) return ["loopback"];
+  if (a === 10 || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168)) return ["private"];
+  // Shared address space (carrier NAT, also some clouds' internal networks).
+  if (a === 100 && b >= 64 && b < 128) return ["private"];
+  return [];
+}
+
+/** Why `address` (of `host`) is refused under `rule`; undefined when it may be reached. */
+export function refusalOf(address: string, rule: AddressRule): string | undefined {
+  const refused = kindsOf(address).filter((k) => rule.refuse.includes(k));
+  if (!refused.length) return undefined;
+  const what = refused[0] === "link-local" ? "a link-local or cloud metadata" : `a ${refused[0]}`;
+  return `it is ${what} address`;
+}
+
+/** Whether the rule lets `host` through by name, whatever it resolves to. */
+export function allowedByName(host: string, rule: AddressRule): boolean {
+  const h = normalHost(host);
+  return (rule.allowHosts ?? []).some((a) => normalHost(a) === h);
+}
+
+export type Lookup = (host: string) => Promise<string[]>;
+
+/** The system resolver: every address of a name, within 2 s (none when it does not answer). */
+export const systemLookup: Lookup = async (host) => {
+  const answers = await Promise.race([
+    dnsLookup(host, { all: true }).catch(() => []),
+    new Promise<[]>((resolve) => setTimeout(() => resolve([]), 2_000).unref()),
+  ]);
+  return answers.map((a) => a.address);
+};
+
+export type HostVerdict = { addresses: string[] } | { refused: string };
+
+/**
+ * Judges a host under a rule, resolving a name once: every address it resolves to must pass.
+ * `addresses` are those to connect to (a name the resolver does not know has none).
+ */
+export async function judgeHost(
+  host: string,
+  rule: AddressRule,
+  lookup: Lookup = systemLookup,
+): Promise<HostVerdict> {
+  const h = normalHost(host);
+  const literal = isIP(h) !== 0;
+  if (allowedByName(h, rule)) return { addresses: literal ? [h] : await lookup(h) };
+  const byName = refusalOf(h, rule);
+  if (byName) return { refused: byName };
+  if (literal) return { addresses: [h] };
+  const addresses = await lookup(h);
+  for (const address of addresses) {
+    const why = refusalOf(address, rule);
+    if (why) return { refused: `${h} resolves to ${address}: ${why}` };
+  }
+  return { addresses };
+}
+
+/**
+ * Why a URL the library would fetch for a caller (a model's baseURL, say) is refused under the
+ * rule; undefined when it may be fetched. A service checks these before any request.
+ */
+export async function urlRefusal(
+  url: string,
+  rule: AddressRule,
+  lookup: Lookup = systemLookup,
+): Promise<string | undefined> {
+  const parsed = URL.parse(url);
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) return "it is not an http(s) URL";
+  const verdict = await judgeHost(parsed.hostname, rule, lookup);
+  return "refused" in verdict ? verdict.refused : undefined;
+}
+
+/** A judge that resolves each host once and remembers the verdict a while. */
+export function hostJudge(
+  rule: AddressRule,
+  lookup: Lookup = systemLookup,
+  ttlMs = 60_000,
+): (host: string) => Promise<HostVerdict> {
+  const known = new Map<string, { at: number; verdict: Promise<HostVerdict> }>();
+  return (host) => {
+    const h = normalHost(host);
+    const hit = known.get(h);
+    if (hit && Date.now() - hit.at < ttlMs) return hit.verdict;
+    const verdict = judgeHost(h, rule, lookup);
+    known.set(h, { at: Date.now(), verdict });
+    return verdict;
+  };
+}
+
+/**
+ * The IPv4 addresses an IPv6 address carries by a standard embedding, in any spelling: mapped
+ * (::ffff:0:0/96), compatible (::/96), SIIT-translated (::ffff:0:0:0/96), NAT64 well-known
+ * (64:ff9b::/96) and local-use (64:ff9b:1::/48, at its /48 and /96 places), 6to4 (2002::/16)
+ * and Teredo (2001::/32: its server, and its client with the bits flipped).
+ */
+export function embeddedIPv4(address: string): string[] {
+  const b = ipv6Bytes(address);
+  if (!b) return [];
+  const v4 = (i: number, flip = 0) =>
+    [b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!].map((x) => x ^ flip).join(".");
+  const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  const found: string[] = [];
+  const word = (i: number) => (b[i]! << 8) | b[i + 1]!;
+  if (zero(0, 10) && word(10) === 0xffff) found.push(v4(12));
+  // Compatible (::a.b.c.d), but not :: and ::1 themselves.
+  if (zero(0, 12) && !zero(12, 15)) found.push(v4(12));
+  if (zero(0, 8) && word(8) === 0xffff && word(10) === 0) found.push(v4(12));
+  if (word(0) === 0x64 && word(2) === 0xff9b) {
+    found.push(v4(12));
+    // Local-use prefix /48 (RFC 6052): the address in bytes 6-7 and 9-10, byte 8 left zero.
+    if (word(4) === 1) found.push([b[6], b[7], b[9], b[10]].join("."));
+  }
+  if (word(0) === 0x2002) found.push(v4(2));
+  if (word(0) === 0x2001 && word(2) === 0) found.push(v4(4), v4(12, 0xff));
+  return found;
+}
+
+/** The 16 bytes of an IPv6 address (a dotted IPv4 tail allowed); undefined if it is none. */
+function ipv6Bytes(address: string): number[] | undefined {
+  let text = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  if (isIP(text) !== 6) return undefined;
+  const tail = text.match(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
+  if (tail) {
+    const [p, q, r, s] = tail.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, tail.index)}${((p << 8) | q).toString(16)}:${((r << 8) | s).toString(16)}`;
+  }
+  const [head, rest] = text.split("::") as [string, string | undefined];
+  const groups = (part: string) => (part ? part.split(":") : []);
+  const before = groups(head);
+  const after = rest === undefined ? [] : groups(rest);
+  const fill = rest === undefined ? [] : Array(8 - before.length - after.length).fill("0");
+  const all = [...before, ...fill, ...after];
+  if (all.length !== 8) return undefined;
+  return all.flatMap((g) => {
+    const n = Number.parseInt(g, 16);
+    return [n >> 8, n & 0xff];
+  });
+}
