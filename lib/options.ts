@@ -258,7 +258,9 @@ export const V3OptionsSchema = z.object({
       allowHosts: z
         .array(z.string().min(1))
         .default([])
-        .describe("Host names or addresses let through as written, whatever they resolve to."),
+        .describe(
+          "Let through: host names as written (whatever they resolve to), addresses and CIDR ranges (`10.0.0.0/8`).",
+        ),
     })
     .optional()
     .describe(

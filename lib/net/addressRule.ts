@@ -13,7 +13,10 @@ export type AddressKind = "link-local" | "loopback" | "private";
 export interface AddressRule {
   /** Kinds refused; link-local covers cloud metadata addresses and names. */
   refuse: readonly AddressKind[];
-  /** Host names (or literal addresses) let through whatever they resolve to, exactly as written. */
+  /**
+   * Let through: host names as written (whatever they resolve to), addresses, and CIDR ranges
+   * (`10.0.0.0/8`, `fd00::/8`) that a literal host or every address of a name falls in.
+   */
   allowHosts?: readonly string[];
 }
 
@@ -77,7 +80,32 @@ export function refusalOf(address: string, rule: AddressRule): string | undefine
 /** Whether the rule lets `host` through by name, whatever it resolves to. */
 export function allowedByName(host: string, rule: AddressRule): boolean {
   const h = normalHost(host);
-  return (rule.allowHosts ?? []).some((a) => normalHost(a) === h);
+  return (rule.allowHosts ?? []).some((a) => !a.includes("/") && normalHost(a) === h);
+}
+
+/** Whether the rule lets an address through: listed as it is, or inside a listed CIDR range. */
+export function allowedAddress(address: string, rule: AddressRule): boolean {
+  const bytes = ipBytes(address);
+  if (!bytes) return false;
+  return (rule.allowHosts ?? []).some((entry) => {
+    const [base, bits] = entry.split("/") as [string, string | undefined];
+    const range = ipBytes(base);
+    if (!range || range.length !== bytes.length) return false;
+    const prefix = bits === undefined ? bytes.length * 8 : Number(bits);
+    if (!Number.isInteger(prefix) || prefix < 0 || prefix > bytes.length * 8) return false;
+    for (let i = 0; i < prefix; i++) {
+      const bit = (b: number[]) => (b[i >> 3]! >> (7 - (i & 7))) & 1;
+      if (bit(bytes) !== bit(range)) return false;
+    }
+    return true;
+  });
+}
+
+/** The 4 or 16 bytes of an IP address; undefined for a name. */
+function ipBytes(address: string): number[] | undefined {
+  const h = normalHost(address);
+  if (isIP(h) === 4) return h.split(".").map(Number);
+  return ipv6Bytes(h);
 }
 
 export type Lookup = (host: string) => Promise<string[]>;
@@ -105,12 +133,15 @@ export async function judgeHost(
   const h = normalHost(host);
   const literal = isIP(h) !== 0;
   if (allowedByName(h, rule)) return { addresses: literal ? [h] : await lookup(h) };
+  if (literal) {
+    const why = allowedAddress(h, rule) ? undefined : refusalOf(h, rule);
+    return why ? { refused: why } : { addresses: [h] };
+  }
   const byName = refusalOf(h, rule);
   if (byName) return { refused: byName };
-  if (literal) return { addresses: [h] };
   const addresses = await lookup(h);
   for (const address of addresses) {
-    const why = refusalOf(address, rule);
+    const why = allowedAddress(address, rule) ? undefined : refusalOf(address, rule);
     if (why) return { refused: `${h} resolves to ${address}: ${why}` };
   }
   return { addresses };

@@ -156,6 +156,17 @@ describe("the address rule", () => {
     expect(
       await judgeHost("split.test", { ...strict, allowHosts: ["SPLIT.test"] }, lookup),
     ).toEqual({ addresses: ["93.184.216.34", "10.0.0.7"] });
+    // An address or a CIDR range lets the addresses in it through, a literal or a name's.
+    const ranges = { ...strict, allowHosts: ["10.0.0.0/8", "::1"] };
+    expect(await judgeHost("split.test", ranges, lookup)).toEqual({
+      addresses: ["93.184.216.34", "10.0.0.7"],
+    });
+    expect(await judgeHost("10.200.0.1", ranges, lookup)).toEqual({ addresses: ["10.200.0.1"] });
+    expect(await judgeHost("[::1]", ranges, lookup)).toEqual({ addresses: ["::1"] });
+    expect(await judgeHost("11.0.0.1", ranges, lookup)).toEqual({ addresses: ["11.0.0.1"] });
+    expect(await judgeHost("192.168.0.1", ranges, lookup)).toEqual({
+      refused: "it is a private address",
+    });
     lookups = 0;
     const judge = hostJudge(strict, lookup);
     await judge("public.test");
