@@ -30,8 +30,9 @@ const findsNothing = openaiResponses(
 const spentBy = (requests: ModelRequest[]) =>
   requests.reduce((sum, r) => sum + usageOf(r).input + usageOf(r).output, 0);
 
-const open = (options: Record<string, unknown> = {}) =>
-  clients.openOn(server.url("outline/huge.html"), { model: MODEL, ...options });
+/** The huge page, or a smaller one (still dozens of chunks) where size is not the point. */
+const open = (options: Record<string, unknown> = {}, items = 20_000) =>
+  clients.openOn(server.url(`outline/huge.html?items=${items}`), { model: MODEL, ...options });
 
 describe("spend limits inside a call", () => {
   it("a 4 MB page costs at most maxChunksPerCall model calls per act, observe and extract", async () => {
@@ -56,7 +57,7 @@ describe("spend limits inside a call", () => {
 
   it("maxChunksPerCall sets the cap", async () => {
     model.use(findsNothing);
-    const client = await open({ maxChunksPerCall: 3 });
+    const client = await open({ maxChunksPerCall: 3 }, 3_000);
     await client.act("click the Unicorn button");
     expect(model.requests()).toHaveLength(3);
   });
@@ -64,7 +65,7 @@ describe("spend limits inside a call", () => {
   it("tokenCap is checked before every model call: the call that would pass it is not made", async () => {
     model.use(findsNothing);
     const cap = 50_000;
-    const client = await open({ tokenCap: cap });
+    const client = await open({ tokenCap: cap }, 3_000);
     const error = await failure(client.act("click the Unicorn button"));
     expect(error).toBeInstanceOf(TokenCapError);
     expect(error.message).toContain(`of a cap of ${cap}`);
@@ -80,7 +81,11 @@ describe("spend limits inside a call", () => {
     const tokenCap = 60_000;
     const error = await failure(
       runJob(
-        { url: server.url("outline/huge.html"), act: "click the Unicorn button", model: MODEL },
+        {
+          url: server.url("outline/huge.html?items=3000"),
+          act: "click the Unicorn button",
+          model: MODEL,
+        },
         { tokenCap, clientInternals: engineInternals },
       ),
     );
