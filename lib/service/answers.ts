@@ -1,0 +1,97 @@
+/**
+ * How the service answers: one JSON body (`{success: true, data}` or `{success: false, message,
+ * error}`), or, when asked, a stream of data-only SSE frames (DESIGN.md, "Wire protocol v1").
+ * The one module that writes SSE.
+ */
+import { randomUUID } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { toWireError } from "../api/errors.js";
+import type { StreamFrame } from "../api/v1.js";
+import { NavigationRefusedError, ServiceError, ServiceValidationError } from "../errors.js";
+import type { LogLine } from "../log.js";
+import { readableMessage } from "../readableError.js";
+import { ServiceFull, SessionBusyError, SessionNotFound } from "./serviceErrors.js";
+
+/** The header `x-stream-response` when given (it wins), else the body's `streamResponse`. */
+export function wantsStream(request: FastifyRequest): boolean {
+  const header = request.headers["x-stream-response"];
+  if (typeof header === "string" && header !== "") return header.toLowerCase() === "true";
+  const body = request.body as { streamResponse?: unknown } | undefined;
+  return body?.streamResponse === true;
+}
+
+export function statusOf(error: unknown): number {
+  if (error instanceof ServiceValidationError || error instanceof NavigationRefusedError)
+    return 400;
+  if (error instanceof SessionNotFound) return 404;
+  if (error instanceof SessionBusyError) return 409;
+  if (error instanceof ServiceFull) return 503;
+  return 500;
+}
+
+export function failureBody(error: unknown) {
+  return { success: false as const, message: readableMessage(error), error: toWireError(error) };
+}
+
+/** An operation's answer as one JSON body. */
+export async function answerJson(reply: FastifyReply, work: () => Promise<unknown>) {
+  try {
+    const data = await work();
+    return reply.send({ success: true, data });
+  } catch (error) {
+    return reply.code(statusOf(error)).send(failureBody(error));
+  }
+}
+
+/**
+ * An operation's answer as SSE frames: starting, connected, its log lines as they happen, then
+ * finished (with the result) or error. `work` gets the sink for its log lines and a signal that
+ * aborts when the client goes away.
+ */
+export async function answerStream(
+  reply: FastifyReply,
+  work: (sink: (line: LogLine) => void, signal: AbortSignal) => Promise<unknown>,
+): Promise<void> {
+  reply.hijack();
+  const raw = reply.raw;
+  const gone = new AbortController();
+  raw.on("close", () => {
+    if (!raw.writableFinished) gone.abort(new ServiceError("the client went away"));
+  });
+  raw.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+    // Proxies (nginx) must pass each frame on as it comes.
+    "x-accel-buffering": "no",
+  });
+  const send = (frame: Omit<StreamFrame, "id">) => {
+    if (!raw.writableEnded)
+      raw.write(`data: ${JSON.stringify({ id: randomUUID(), ...frame })}\n\n`);
+  };
+  send({ type: "system", data: { status: "starting" } });
+  send({ type: "system", data: { status: "connected" } });
+  const sink = (line: LogLine) =>
+    send({
+      type: "log",
+      data: {
+        status: "running",
+        message: {
+          category: line.category,
+          message: line.message,
+          level: line.level,
+          ...(line.auxiliary ? { auxiliary: line.auxiliary } : {}),
+        },
+      },
+    });
+  try {
+    const result = await work(sink, gone.signal);
+    send({ type: "system", data: { status: "finished", result } });
+  } catch (error) {
+    send({
+      type: "system",
+      data: { status: "error", error: readableMessage(error), errorDetail: toWireError(error) },
+    });
+  }
+  raw.end();
+}

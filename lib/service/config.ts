@@ -1,0 +1,54 @@
+/**
+ * The service's settings, from the environment (docs/reference/environment.md, "The HTTP
+ * service"), with embedded defaults: `npm run service` needs nothing else.
+ */
+import { z } from "zod";
+import { type AddressRule, STRICT_RULE } from "../net/addressRule.js";
+import { parseInput } from "../options.js";
+
+const Count = (fallback: number, max: number) =>
+  z.coerce.number().int().min(1).max(max).default(fallback);
+
+const ServiceEnvSchema = z.object({
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  WAYFARER_API_KEYS: z.string().optional(),
+  WAYFARER_DATA_DIR: z.string().min(1).default(".wayfarer"),
+  WAYFARER_ALLOW_HOSTS: z.string().optional(),
+  WAYFARER_MAX_SESSIONS: Count(8, 1_000),
+  WAYFARER_SESSION_IDLE_MS: Count(300_000, 86_400_000),
+});
+
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  /** `project:key` pairs, as given; none means a key is made for project "default". */
+  apiKeys: string | undefined;
+  dataDir: string;
+  /** What every session's browser may reach (and every URL a caller makes the service fetch). */
+  rule: AddressRule;
+  maxSessions: number;
+  idleMs: number;
+  /** Largest request body, bytes. */
+  bodyLimit: number;
+}
+
+export function serviceConfig(
+  env: Record<string, string | undefined> = process.env,
+): ServiceConfig {
+  const e = parseInput(ServiceEnvSchema, env, "the service's environment");
+  const allowHosts = (e.WAYFARER_ALLOW_HOSTS ?? "")
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    apiKeys: e.WAYFARER_API_KEYS,
+    dataDir: e.WAYFARER_DATA_DIR,
+    rule: { ...STRICT_RULE, allowHosts },
+    maxSessions: e.WAYFARER_MAX_SESSIONS,
+    idleMs: e.WAYFARER_SESSION_IDLE_MS,
+    bodyLimit: 4 * 1024 * 1024,
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * `npm run service`: the HTTP service on one machine, embedded defaults. Prints
+ * `listening on http://HOST:PORT` when ready; SIGTERM or SIGINT end every session and exit.
+ */
+import { serviceConfig } from "./config.js";
+import { loadKeys } from "./keys.js";
+import { buildService } from "./server.js";
+
+const config = serviceConfig();
+const keys = await loadKeys(config.apiKeys, config.dataDir, (line) => console.log(line));
+const service = buildService(config, keys);
+const address = await service.app.listen({ host: config.host, port: config.port });
+console.log(`listening on ${address}`);
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: ending every session`);
+  // Whatever happens, the process is gone within 20 s.
+  setTimeout(() => process.exit(1), 20_000).unref();
+  service.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+process.on("SIGTERM", () => stop("SIGTERM"));
+process.on("SIGINT", () => stop("SIGINT"));

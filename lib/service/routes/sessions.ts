@@ -1,0 +1,79 @@
+/**
+ * `POST /v1/sessions/start`, `POST /v1/sessions/{id}/end`, `GET /v1/sessions/{id}/replay`: each
+ * always one JSON body, even when the caller asks for a stream (the 3.7 client reads them so).
+ */
+import type { FastifyPluginAsync } from "fastify";
+import { z } from "zod";
+import { StartBodySchema } from "../../api/v1.js";
+import { parseInput } from "../../options.js";
+import { answerJson } from "../answers.js";
+import type { ServiceConfig } from "../config.js";
+import type { KeyRing } from "../keys.js";
+import type { Sessions } from "../sessions.js";
+
+const Id = z.object({ id: z.string().min(1) });
+
+/** The platform fields a local browser honours; the rest are accepted and logged. */
+const CreateParamsSchema = z.looseObject({
+  browserSettings: z
+    .looseObject({
+      viewport: z
+        .object({ width: z.number().int().min(100), height: z.number().int().min(100) })
+        .optional(),
+    })
+    .optional(),
+});
+
+export function sessionRoutes(deps: {
+  sessions: Sessions;
+  config: ServiceConfig;
+  keys: KeyRing;
+}): FastifyPluginAsync {
+  const { sessions, config, keys } = deps;
+  return async (app) => {
+    app.post("/v1/sessions/start", (request, reply) =>
+      answerJson(reply, async () => {
+        const body = parseInput(StartBodySchema, request.body, "start body");
+        const params = parseInput(
+          CreateParamsSchema,
+          body.browserbaseSessionCreateParams ?? {},
+          "start body.browserbaseSessionCreateParams",
+        );
+        if (body.browserbaseSessionID) {
+          const known = sessions.get(body.browserbaseSessionID, request.project);
+          return { sessionId: known.id, available: true };
+        }
+        const modelKey = request.headers["x-model-api-key"];
+        const session = await sessions.start({
+          project: request.project,
+          modelName: body.modelName,
+          modelApiKey: typeof modelKey === "string" && modelKey ? modelKey : undefined,
+          verbose: body.verbose,
+          systemPrompt: body.systemPrompt,
+          selfHeal: body.selfHeal,
+          domSettleTimeoutMs: body.domSettleTimeoutMs,
+          viewport: params.browserSettings?.viewport,
+          rule: config.rule,
+          secrets: keys.secrets,
+        });
+        return { sessionId: session.id, available: true };
+      }),
+    );
+
+    app.post("/v1/sessions/:id/end", (request, reply) =>
+      answerJson(reply, async () => {
+        const { id } = parseInput(Id, request.params, "path");
+        await sessions.end(id, request.project);
+        return {};
+      }),
+    );
+
+    app.get("/v1/sessions/:id/replay", (request, reply) =>
+      answerJson(reply, async () => {
+        const { id } = parseInput(Id, request.params, "path");
+        const session = sessions.get(id, request.project);
+        return { pages: [{ actions: session.calls }] };
+      }),
+    );
+  };
+}

@@ -1,0 +1,17 @@
+/** The service's own refusals, each with the status it answers with. */
+import { ServiceError } from "../errors.js";
+
+/** A session that is not there, or not the caller's project's: the same 404 either way. */
+export class SessionNotFound extends ServiceError {
+  override name = "SessionNotFound";
+}
+
+/** Another operation of the session is under way: 409. */
+export class SessionBusyError extends ServiceError {
+  override name = "SessionBusyError";
+}
+
+/** No room for another session: 503. */
+export class ServiceFull extends ServiceError {
+  override name = "ServiceFull";
+}

@@ -1,0 +1,148 @@
+/**
+ * One browser session of the service: a local engine (its own Chromium, every request through
+ * the egress guard under the service's rule), one operation at a time, its log lines handed to
+ * whoever asked for the operation under way, and each call's usage kept for `/replay`.
+ */
+import { randomUUID } from "node:crypto";
+import type { Context } from "../browser/context.js";
+import type { Engine, Operations } from "../engine/engine.js";
+import { createEngine } from "../engine/select.js";
+import { ServiceError } from "../errors.js";
+import { Logger, type LogLevel, type LogLine } from "../log.js";
+import { MetricsRecorder } from "../metrics.js";
+import type { AddressRule } from "../net/addressRule.js";
+import { V3OptionsSchema } from "../options.js";
+import { SessionBusyError } from "./serviceErrors.js";
+
+/** What `/start` asks for, once parsed, and the key that came with it (never kept beyond it). */
+export interface SessionInit {
+  project: string;
+  modelName: string | undefined;
+  modelApiKey: string | undefined;
+  verbose: LogLevel | undefined;
+  systemPrompt: string | undefined;
+  selfHeal: boolean | undefined;
+  domSettleTimeoutMs: number | undefined;
+  viewport: { width: number; height: number } | undefined;
+  rule: AddressRule;
+  /** Secrets of the service the session's logger must never show (API keys). */
+  secrets: string[];
+}
+
+/** One call, as `/replay` reports it for the client's metrics. */
+export interface CallRecord {
+  method: string;
+  tokenUsage: {
+    inputTokens: number;
+    outputTokens: number;
+    reasoningTokens: number;
+    cachedInputTokens: number;
+    timeMs: number;
+  };
+}
+
+export class Session {
+  readonly id = randomUUID();
+  readonly createdAt = Date.now();
+  lastUsed = Date.now();
+  readonly calls: CallRecord[] = [];
+  private busy: string | undefined;
+  private sink: ((line: LogLine) => void) | undefined;
+  private ended: Promise<void> | undefined;
+
+  private constructor(
+    readonly project: string,
+    private readonly engine: Engine,
+    private readonly context: Context,
+    private readonly metrics: MetricsRecorder,
+  ) {}
+
+  /** Launches the session's browser; nothing is left running when this fails. */
+  static async open(init: SessionInit): Promise<Session> {
+    let self: Session | undefined;
+    const options = V3OptionsSchema.parse({
+      env: "LOCAL",
+      verbose: init.verbose ?? 1,
+      disablePino: true,
+      logger: (line: LogLine) => self?.sink?.(line),
+      systemPrompt: init.systemPrompt,
+      selfHeal: init.selfHeal,
+      domSettleTimeout: init.domSettleTimeoutMs,
+      ...(init.modelName ? { model: { modelName: init.modelName, apiKey: init.modelApiKey } } : {}),
+      egress: { refuse: init.rule.refuse, allowHosts: init.rule.allowHosts ?? [] },
+      localBrowserLaunchOptions: init.viewport ? { viewport: init.viewport } : {},
+    });
+    const logger = new Logger({
+      verbose: options.verbose,
+      disablePino: true,
+      logger: options.logger,
+      secrets: [...init.secrets, init.modelApiKey],
+    });
+    const metrics = new MetricsRecorder();
+    const engine = createEngine({
+      options,
+      logger,
+      hooks: {
+        onNavigate: () => {},
+        scrub: (error) => logger.redactor.error(error),
+        onFailure: (method, detail) => logger.debug("page", `${method} failed`, { detail }),
+      },
+      records: { metrics },
+    });
+    const context = await engine.init();
+    self = new Session(init.project, engine, context, metrics);
+    return self;
+  }
+
+  /**
+   * Runs one operation: refused while another runs; its log lines go to `sink` while it runs;
+   * its usage is recorded for `/replay`.
+   */
+  async operate<T>(
+    method: string,
+    work: (operations: Operations, context: Context) => Promise<T>,
+    sink?: (line: LogLine) => void,
+  ): Promise<T> {
+    if (this.ended) throw new ServiceError(`The session ${this.id} has ended.`);
+    if (this.busy) {
+      throw new SessionBusyError(
+        `The session is busy with ${this.busy}: one operation at a time (end it with /end).`,
+      );
+    }
+    this.busy = method;
+    this.sink = sink;
+    const before = this.metrics.snapshot();
+    try {
+      return await work(this.engine.operations, this.context);
+    } finally {
+      const after = this.metrics.snapshot();
+      this.calls.push({
+        method,
+        tokenUsage: {
+          inputTokens: after.totalPromptTokens - before.totalPromptTokens,
+          outputTokens: after.totalCompletionTokens - before.totalCompletionTokens,
+          reasoningTokens: after.totalReasoningTokens - before.totalReasoningTokens,
+          cachedInputTokens: after.totalCachedInputTokens - before.totalCachedInputTokens,
+          timeMs: after.totalInferenceTimeMs - before.totalInferenceTimeMs,
+        },
+      });
+      this.busy = undefined;
+      this.sink = undefined;
+      this.lastUsed = Date.now();
+    }
+  }
+
+  /** Ends the browser; safe to call twice. */
+  end(): Promise<void> {
+    this.ended ??= this.engine.close({ force: true });
+    return this.ended;
+  }
+
+  get isBusy(): boolean {
+    return this.busy !== undefined;
+  }
+
+  get isEnded(): boolean {
+    return this.ended !== undefined;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The sessions this instance holds: started, found by id within a project (another project's
+ * session answers as if it did not exist), ended on request, when idle, or all at shutdown.
+ */
+import type { ServiceConfig } from "./config.js";
+import { ServiceFull, SessionNotFound } from "./serviceErrors.js";
+import { Session, type SessionInit } from "./session.js";
+
+export class Sessions {
+  private readonly live = new Map<string, Session>();
+  /** Sessions being started count against the limit too. */
+  private starting = 0;
+  private readonly reaper: NodeJS.Timeout;
+
+  constructor(private readonly config: ServiceConfig) {
+    this.reaper = setInterval(() => void this.endIdle(), Math.min(config.idleMs, 30_000));
+    this.reaper.unref();
+  }
+
+  async start(init: SessionInit): Promise<Session> {
+    if (this.live.size + this.starting >= this.config.maxSessions) {
+      throw new ServiceFull(
+        `The service is full: ${this.config.maxSessions} sessions at most (WAYFARER_MAX_SESSIONS); end one or try again later.`,
+      );
+    }
+    this.starting++;
+    try {
+      const session = await Session.open(init);
+      this.live.set(session.id, session);
+      return session;
+    } finally {
+      this.starting--;
+    }
+  }
+
+  get(id: string, project: string): Session {
+    const session = this.live.get(id);
+    if (!session || session.project !== project) {
+      throw new SessionNotFound(`No session ${id}: it ended, or it never existed.`);
+    }
+    return session;
+  }
+
+  async end(id: string, project: string): Promise<void> {
+    const session = this.get(id, project);
+    this.live.delete(id);
+    await session.end();
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  async endAll(): Promise<void> {
+    clearInterval(this.reaper);
+    const all = [...this.live.values()];
+    this.live.clear();
+    await Promise.all(all.map((s) => s.end().catch(() => {})));
+  }
+
+  private async endIdle(): Promise<void> {
+    const now = Date.now();
+    for (const [id, session] of this.live) {
+      if (!session.isBusy && now - session.lastUsed > this.config.idleMs) {
+        this.live.delete(id);
+        await session.end().catch(() => {});
+      }
+    }
+  }
+}
