@@ -4,7 +4,15 @@
  * it, and a test fails when code reads a variable that is not listed here.
  */
 
-export type EnvGroup = "job" | "deployment" | "model" | "browser" | "cache" | "agent" | "remote";
+export type EnvGroup =
+  | "job"
+  | "deployment"
+  | "model"
+  | "browser"
+  | "cache"
+  | "agent"
+  | "service"
+  | "remote";
 
 export interface EnvVar {
   /** The variable's name; `JOB_VAR_<NAME>` stands for a family. */
@@ -25,6 +33,7 @@ export const ENV_GROUPS: Record<EnvGroup, string> = {
   browser: "The browser (`lib/browser/`, `lib/engine/`)",
   cache: "The action cache (`lib/cache/`)",
   agent: "The agent's tools (`lib/agent/`)",
+  service: "The HTTP service (`npm run service`, `lib/service/`)",
   remote: "The remote environment",
 };
 
@@ -120,8 +129,51 @@ export const ENV_VARS: readonly EnvVar[] = [
   {
     name: "PORT",
     group: "deployment",
-    what: "The port of `npm run dev`'s local endpoint.",
+    what: "The port of `npm run dev`'s local endpoint, and of `npm run service` (`0` picks a free one).",
     unset: "3000",
+    secret: false,
+  },
+  {
+    name: "HOST",
+    group: "service",
+    what: "The address `npm run service` listens on.",
+    unset: "127.0.0.1",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_API_KEYS",
+    group: "service",
+    what: "The service's API keys, `project:key,project:key` (keys of 16 characters or more); a session belongs to its key's project.",
+    unset:
+      "a key is made for project `default`, printed once, and only its SHA-256 kept in the data folder",
+    secret: true,
+  },
+  {
+    name: "WAYFARER_DATA_DIR",
+    group: "service",
+    what: "The service's data folder (the made key's hash).",
+    unset: "`.wayfarer/`",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_ALLOW_HOSTS",
+    group: "service",
+    what: "Comma-separated host names, addresses or CIDR ranges the service's browsers may reach although loopback or private (`127.0.0.1,localhost` for local use and tests).",
+    unset: "loopback, private and link-local addresses are refused to every session",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_MAX_SESSIONS",
+    group: "service",
+    what: "The most sessions (browsers) at once; a `/start` beyond it answers 503.",
+    unset: "8",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_SESSION_IDLE_MS",
+    group: "service",
+    what: "A session with no operation for this long is ended.",
+    unset: "300000 (5 minutes)",
     secret: false,
   },
   {

@@ -103,12 +103,7 @@ export class Session {
     work: (operations: Operations, context: Context) => Promise<T>,
     sink?: (line: LogLine) => void,
   ): Promise<T> {
-    if (this.ended) throw new ServiceError(`The session ${this.id} has ended.`);
-    if (this.busy) {
-      throw new SessionBusyError(
-        `The session is busy with ${this.busy}: one operation at a time (end it with /end).`,
-      );
-    }
+    this.assertFree();
     this.busy = method;
     this.sink = sink;
     const before = this.metrics.snapshot();
@@ -132,10 +127,25 @@ export class Session {
     }
   }
 
+  /** Throws unless an operation could start now: the session is live and idle. */
+  assertFree(): void {
+    if (this.ended) throw new ServiceError(`The session ${this.id} has ended.`);
+    if (this.busy) {
+      throw new SessionBusyError(
+        `The session is busy with ${this.busy}: one operation at a time (end it with /end).`,
+      );
+    }
+  }
+
   /** Ends the browser; safe to call twice. */
   end(): Promise<void> {
     this.ended ??= this.engine.close({ force: true });
     return this.ended;
+  }
+
+  /** The PID of the session's browser (for checks that it is gone). */
+  get browserPid(): number | undefined {
+    return this.engine.browserPid;
   }
 
   get isBusy(): boolean {

@@ -47,6 +47,11 @@ export class Sessions {
     await session.end();
   }
 
+  /** The PID of a live session's browser, whatever its project. */
+  browserPidOf(id: string): number | undefined {
+    return this.live.get(id)?.browserPid;
+  }
+
   get size(): number {
     return this.live.size;
   }

@@ -1,8 +1,8 @@
 /**
- * `POST /v1/sessions/{id}/navigate|act|extract|observe`: the body checked by its wire schema,
- * the operation run on the session's engine, the answer as one JSON body or as SSE frames.
+ * `POST /v1/sessions/{id}/navigate|act|extract|observe`: the body checked by its wire schema
+ * and the session found (a 4xx JSON answer otherwise, even when a stream was asked for), then
+ * the operation run on the session's engine, answered as one JSON body or as SSE frames.
  */
-
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
@@ -17,77 +17,96 @@ import { pageById } from "../../handlers/pageSnapshot.js";
 import type { LogLine } from "../../log.js";
 import { type AddressRule, urlRefusal } from "../../net/addressRule.js";
 import { parseInput } from "../../options.js";
-import { answerJson, answerStream, wantsStream } from "../answers.js";
+import { answerJson, answerStream, failureBody, statusOf, wantsStream } from "../answers.js";
 import type { Session } from "../session.js";
 import type { Sessions } from "../sessions.js";
 
 const Id = z.object({ id: z.string().min(1) });
 
-type Work = (session: Session, sink: ((line: LogLine) => void) | undefined) => Promise<unknown>;
+type Sink = ((line: LogLine) => void) | undefined;
 
 export function operationRoutes(deps: {
   sessions: Sessions;
   rule: AddressRule;
 }): FastifyPluginAsync {
-  /** Finds the caller's session, runs `work` on it, answers the way the caller asked. */
-  const run = (request: FastifyRequest, reply: FastifyReply, work: Work) => {
-    const session = () => {
+  /** Checks the request, then runs `perform` and answers the way the caller asked. */
+  const run = <B>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    schema: z.ZodType<B>,
+    where: string,
+    perform: (session: Session, body: B, sink: Sink) => Promise<unknown>,
+  ) => {
+    let session: Session;
+    let body: B;
+    try {
       const { id } = parseInput(Id, request.params, "path");
-      return deps.sessions.get(id, request.project);
-    };
+      body = parseInput(schema, request.body, where);
+      session = deps.sessions.get(id, request.project);
+      session.assertFree();
+    } catch (error) {
+      return reply.code(statusOf(error)).send(failureBody(error));
+    }
     // A stream's finished frame carries the result; a JSON answer, the result and an id.
-    if (wantsStream(request)) return answerStream(reply, (sink) => work(session(), sink));
+    if (wantsStream(request)) return answerStream(reply, (sink) => perform(session, body, sink));
     return answerJson(reply, async () => ({
-      result: await work(session(), undefined),
+      result: await perform(session, body, undefined),
       actionId: randomUUID(),
     }));
   };
 
+  /** Refused by the rule before the browser is asked: a clear error, not a 403 page. */
+  const checkUrl = async (url: string) => {
+    const refused =
+      (await navigationRefusal(url, {})) ??
+      (/^https?:/i.test(url) ? await urlRefusal(url, deps.rule) : undefined);
+    if (refused) throw new NavigationRefusedError(url, refused);
+  };
+
   return async (app) => {
     app.post("/v1/sessions/:id/navigate", (request, reply) =>
-      run(request, reply, (session, sink) => {
-        const body = parseInput(NavigateBodySchema, request.body, "navigate body");
-        return session.operate(
+      run(request, reply, NavigateBodySchema, "navigate body", (session, body, sink) =>
+        session.operate(
           "navigate",
           async (_operations, context) => {
-            // Refused by the rule before the browser is asked: a clear error, not a 403 page.
-            const refused =
-              (await navigationRefusal(body.url, {})) ??
-              (/^https?:/i.test(body.url) ? await urlRefusal(body.url, deps.rule) : undefined);
-            if (refused) throw new NavigationRefusedError(body.url, refused);
+            await checkUrl(body.url);
             const page = await pageById(context, body.frameId);
             await page.goto(body.url, body.options);
             return null;
           },
           sink,
-        );
-      }),
+        ),
+      ),
     );
     app.post("/v1/sessions/:id/act", (request, reply) =>
-      run(request, reply, (session, sink) => {
-        const { streamResponse: _, ...body } = parseInput(ActBodySchema, request.body, "act body");
-        return session.operate("act", (operations) => operations.act(body), sink);
-      }),
+      run(
+        request,
+        reply,
+        ActBodySchema,
+        "act body",
+        (session, { streamResponse: _, ...body }, sink) =>
+          session.operate("act", (operations) => operations.act(body), sink),
+      ),
     );
     app.post("/v1/sessions/:id/extract", (request, reply) =>
-      run(request, reply, (session, sink) => {
-        const { streamResponse: _, ...body } = parseInput(
-          ExtractBodySchema,
-          request.body,
-          "extract body",
-        );
-        return session.operate("extract", (operations) => operations.extract(body), sink);
-      }),
+      run(
+        request,
+        reply,
+        ExtractBodySchema,
+        "extract body",
+        (session, { streamResponse: _, ...body }, sink) =>
+          session.operate("extract", (operations) => operations.extract(body), sink),
+      ),
     );
     app.post("/v1/sessions/:id/observe", (request, reply) =>
-      run(request, reply, (session, sink) => {
-        const { streamResponse: _, ...body } = parseInput(
-          ObserveBodySchema,
-          request.body,
-          "observe body",
-        );
-        return session.operate("observe", (operations) => operations.observe(body), sink);
-      }),
+      run(
+        request,
+        reply,
+        ObserveBodySchema,
+        "observe body",
+        (session, { streamResponse: _, ...body }, sink) =>
+          session.operate("observe", (operations) => operations.observe(body), sink),
+      ),
     );
   };
 }
