@@ -6,17 +6,18 @@ import { serviceConfig } from "./config.js";
 import { loadKeys } from "./keys.js";
 import { buildService } from "./server.js";
 
+const say = (line: string) => process.stdout.write(`${line}\n`);
 const config = serviceConfig();
-const keys = await loadKeys(config.apiKeys, config.dataDir, (line) => console.log(line));
+const keys = await loadKeys(config.apiKeys, config.dataDir, say);
 const service = buildService(config, keys);
 const address = await service.app.listen({ host: config.host, port: config.port });
-console.log(`listening on ${address}`);
+say(`listening on ${address}`);
 
 let stopping = false;
 const stop = (signal: string) => {
   if (stopping) return;
   stopping = true;
-  console.log(`${signal}: ending every session`);
+  say(`${signal}: ending every session`);
   // Whatever happens, the process is gone within 20 s.
   setTimeout(() => process.exit(1), 20_000).unref();
   service.close().then(
