@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { toWireError } from "../api/errors.js";
+import type { AgentEvent } from "../api/operations.js";
 import type { StreamFrame } from "../api/v1.js";
 import { NavigationRefusedError, ServiceError, ServiceValidationError } from "../errors.js";
 import type { LogLine } from "../log.js";
@@ -33,10 +34,29 @@ export function failureBody(error: unknown) {
   return { success: false as const, message: readableMessage(error), error: toWireError(error) };
 }
 
+/** What an operation run for a stream may send besides its result. */
+export interface StreamOut {
+  line: (line: LogLine) => void;
+  event: (event: AgentEvent) => void;
+}
+
+/** A signal that aborts when the client goes away before its answer is written. */
+function whileConnected(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.on("close", () => {
+    if (!reply.raw.writableFinished) gone.abort(new ServiceError("the client went away"));
+  });
+  return gone.signal;
+}
+
 /** An operation's answer as one JSON body. */
-export async function answerJson(reply: FastifyReply, work: () => Promise<unknown>) {
+export async function answerJson(
+  reply: FastifyReply,
+  work: (signal: AbortSignal) => Promise<unknown>,
+) {
+  const signal = whileConnected(reply);
   try {
-    const data = await work();
+    const data = await work(signal);
     return reply.send({ success: true, data });
   } catch (error) {
     return reply.code(statusOf(error)).send(failureBody(error));
@@ -44,20 +64,18 @@ export async function answerJson(reply: FastifyReply, work: () => Promise<unknow
 }
 
 /**
- * An operation's answer as SSE frames: starting, connected, its log lines as they happen, then
- * finished (with the result) or error. `work` gets the sink for its log lines and a signal that
- * aborts when the client goes away.
+ * An operation's answer as SSE frames: starting, connected, its log lines (and an agent's
+ * events) as they happen, then finished (`finished` shapes its fields from the result) or
+ * error. `work` also gets a signal that aborts when the client goes away.
  */
 export async function answerStream(
   reply: FastifyReply,
-  work: (sink: (line: LogLine) => void, signal: AbortSignal) => Promise<unknown>,
+  work: (out: StreamOut, signal: AbortSignal) => Promise<unknown>,
+  finished: (result: unknown) => Record<string, unknown> = (result) => ({ result }),
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
-  const gone = new AbortController();
-  raw.on("close", () => {
-    if (!raw.writableFinished) gone.abort(new ServiceError("the client went away"));
-  });
+  const signal = whileConnected(reply);
   raw.writeHead(200, {
     "content-type": "text/event-stream",
     "cache-control": "no-cache",
@@ -71,7 +89,7 @@ export async function answerStream(
   };
   send({ type: "system", data: { status: "starting" } });
   send({ type: "system", data: { status: "connected" } });
-  const sink = (line: LogLine) =>
+  const line = (line: LogLine) =>
     send({
       type: "log",
       data: {
@@ -84,9 +102,18 @@ export async function answerStream(
         },
       },
     });
+  const event = (event: AgentEvent) =>
+    send({
+      type: "log",
+      data: {
+        status: "running",
+        message: { category: "agent", message: event.type, level: 2 },
+        event,
+      },
+    });
   try {
-    const result = await work(sink, gone.signal);
-    send({ type: "system", data: { status: "finished", result } });
+    const result = await work({ line, event }, signal);
+    send({ type: "system", data: { status: "finished", ...finished(result) } });
   } catch (error) {
     send({
       type: "system",

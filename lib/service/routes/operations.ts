@@ -8,22 +8,37 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import {
   ActBodySchema,
+  AgentExecuteBodySchema,
   ExtractBodySchema,
   NavigateBodySchema,
   ObserveBodySchema,
 } from "../../api/v1.js";
 import { NavigationRefusedError, navigationRefusal } from "../../browser/navigationPolicy.js";
+import type { AgentExecuteAnswer } from "../../engine/engine.js";
 import { pageById } from "../../handlers/pageSnapshot.js";
-import type { LogLine } from "../../log.js";
 import { type AddressRule, urlRefusal } from "../../net/addressRule.js";
 import { parseInput } from "../../options.js";
-import { answerJson, answerStream, failureBody, statusOf, wantsStream } from "../answers.js";
+import {
+  answerJson,
+  answerStream,
+  failureBody,
+  type StreamOut,
+  statusOf,
+  wantsStream,
+} from "../answers.js";
 import type { Session } from "../session.js";
 import type { Sessions } from "../sessions.js";
 
 const Id = z.object({ id: z.string().min(1) });
 
-type Sink = ((line: LogLine) => void) | undefined;
+/** Where an operation's log lines and events go: the stream, or nowhere for a JSON answer. */
+type Out = StreamOut | undefined;
+
+/** An agent run answers `{result, cacheEntry?}` itself; every other operation its result. */
+const agentFields = (answer: unknown) => {
+  const { result, cacheEntry } = answer as AgentExecuteAnswer;
+  return cacheEntry ? { result, cacheEntry } : { result };
+};
 
 export function operationRoutes(deps: {
   sessions: Sessions;
@@ -35,7 +50,8 @@ export function operationRoutes(deps: {
     reply: FastifyReply,
     schema: z.ZodType<B>,
     where: string,
-    perform: (session: Session, body: B, sink: Sink) => Promise<unknown>,
+    perform: (session: Session, body: B, out: Out, signal: AbortSignal) => Promise<unknown>,
+    agent = false,
   ) => {
     let session: Session;
     let body: B;
@@ -48,11 +64,17 @@ export function operationRoutes(deps: {
       return reply.code(statusOf(error)).send(failureBody(error));
     }
     // A stream's finished frame carries the result; a JSON answer, the result and an id.
-    if (wantsStream(request)) return answerStream(reply, (sink) => perform(session, body, sink));
-    return answerJson(reply, async () => ({
-      result: await perform(session, body, undefined),
-      actionId: randomUUID(),
-    }));
+    if (wantsStream(request)) {
+      return answerStream(
+        reply,
+        (out, signal) => perform(session, body, out, signal),
+        agent ? agentFields : undefined,
+      );
+    }
+    return answerJson(reply, async (signal) => {
+      const result = await perform(session, body, undefined, signal);
+      return agent ? agentFields(result) : { result, actionId: randomUUID() };
+    });
   };
 
   /** Refused by the rule before the browser is asked: a clear error, not a 403 page. */
@@ -65,7 +87,7 @@ export function operationRoutes(deps: {
 
   return async (app) => {
     app.post("/v1/sessions/:id/navigate", (request, reply) =>
-      run(request, reply, NavigateBodySchema, "navigate body", (session, body, sink) =>
+      run(request, reply, NavigateBodySchema, "navigate body", (session, body, out) =>
         session.operate(
           "navigate",
           async (_operations, context) => {
@@ -74,7 +96,7 @@ export function operationRoutes(deps: {
             await page.goto(body.url, body.options);
             return null;
           },
-          sink,
+          out?.line,
         ),
       ),
     );
@@ -84,8 +106,8 @@ export function operationRoutes(deps: {
         reply,
         ActBodySchema,
         "act body",
-        (session, { streamResponse: _, ...body }, sink) =>
-          session.operate("act", (operations) => operations.act(body), sink),
+        (session, { streamResponse: _, ...body }, out) =>
+          session.operate("act", (operations) => operations.act(body), out?.line),
       ),
     );
     app.post("/v1/sessions/:id/extract", (request, reply) =>
@@ -94,8 +116,28 @@ export function operationRoutes(deps: {
         reply,
         ExtractBodySchema,
         "extract body",
-        (session, { streamResponse: _, ...body }, sink) =>
-          session.operate("extract", (operations) => operations.extract(body), sink),
+        (session, { streamResponse: _, ...body }, out) =>
+          session.operate("extract", (operations) => operations.extract(body), out?.line),
+      ),
+    );
+    app.post("/v1/sessions/:id/agentExecute", (request, reply) =>
+      run(
+        request,
+        reply,
+        AgentExecuteBodySchema,
+        "agentExecute body",
+        (session, { streamResponse: _, frameId, ...body }, out, signal) =>
+          session.operate(
+            "agentExecute",
+            (operations) =>
+              operations.agentExecute(
+                { ...body, ...(frameId ? { frameId } : {}) },
+                // A client that goes away stops its run; the session stays.
+                { signal, onEvent: out?.event },
+              ),
+            out?.line,
+          ),
+        true,
       ),
     );
     app.post("/v1/sessions/:id/observe", (request, reply) =>
@@ -104,8 +146,8 @@ export function operationRoutes(deps: {
         reply,
         ObserveBodySchema,
         "observe body",
-        (session, { streamResponse: _, ...body }, sink) =>
-          session.operate("observe", (operations) => operations.observe(body), sink),
+        (session, { streamResponse: _, ...body }, out) =>
+          session.operate("observe", (operations) => operations.observe(body), out?.line),
       ),
     );
   };
