@@ -163,6 +163,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_PUBLIC_URL",
+    group: "service",
+    what: "The base URL clients reach the service by (behind a proxy or a load balancer): the links it hands out (`connectUrl`, debug) use it.",
+    unset: "the Host header of the request",
+    secret: false,
+  },
+  {
     name: "WAYFARER_MAX_SESSIONS",
     group: "service",
     what: "The most sessions (browsers) at once; a `/start` beyond it answers 503.",

@@ -49,6 +49,15 @@ function whileConnected(reply: FastifyReply): AbortSignal {
   return gone.signal;
 }
 
+/** A platform route's answer: the object itself (as the platform API answers), or a failure. */
+export async function answerPlain(reply: FastifyReply, work: () => Promise<unknown>) {
+  try {
+    return reply.send(await work());
+  } catch (error) {
+    return reply.code(statusOf(error)).send(failureBody(error));
+  }
+}
+
 /** An operation's answer as one JSON body. */
 export async function answerJson(
   reply: FastifyReply,

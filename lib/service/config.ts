@@ -17,6 +17,7 @@ const ServiceEnvSchema = z.object({
   WAYFARER_ALLOW_HOSTS: z.string().optional(),
   WAYFARER_MAX_SESSIONS: Count(8, 1_000),
   WAYFARER_SESSION_IDLE_MS: Count(300_000, 86_400_000),
+  WAYFARER_PUBLIC_URL: z.url().optional(),
 });
 
 export interface ServiceConfig {
@@ -29,6 +30,8 @@ export interface ServiceConfig {
   rule: AddressRule;
   maxSessions: number;
   idleMs: number;
+  /** The base URL clients reach the service by, for the links it hands out. */
+  publicUrl: string | undefined;
   /** Largest request body, bytes. */
   bodyLimit: number;
 }
@@ -49,6 +52,7 @@ export function serviceConfig(
     rule: { ...STRICT_RULE, allowHosts },
     maxSessions: e.WAYFARER_MAX_SESSIONS,
     idleMs: e.WAYFARER_SESSION_IDLE_MS,
+    publicUrl: e.WAYFARER_PUBLIC_URL?.replace(/\/+$/, ""),
     bodyLimit: 4 * 1024 * 1024,
   };
 }

@@ -5,10 +5,12 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { ServiceValidationError } from "../errors.js";
 import { failureBody } from "./answers.js";
+import { BrowserAccess } from "./browserAccess.js";
 import type { ServiceConfig } from "./config.js";
 import type { KeyRing } from "./keys.js";
 import { healthRoutes } from "./routes/health.js";
 import { operationRoutes } from "./routes/operations.js";
+import { platformRoutes } from "./routes/platform.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { Sessions } from "./sessions.js";
 
@@ -68,6 +70,9 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
   app.register(healthRoutes({ ready: () => !closing }));
   app.register(sessionRoutes({ sessions, config, keys }));
   app.register(operationRoutes({ sessions, rule: config.rule }));
+  const access = new BrowserAccess(sessions);
+  access.attach(app.server);
+  app.register(platformRoutes({ sessions, access, publicUrl: config.publicUrl }));
 
   return {
     app,

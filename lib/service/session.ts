@@ -49,6 +49,7 @@ export class Session {
   private busy: string | undefined;
   private sink: ((line: LogLine) => void) | undefined;
   private ended: Promise<void> | undefined;
+  private readonly endHooks: (() => void)[] = [];
 
   private constructor(
     readonly project: string,
@@ -127,6 +128,17 @@ export class Session {
     }
   }
 
+  /** The session's open pages: their frame ids, URLs and titles. */
+  async pageList(): Promise<{ id: string; url: string; title: string }[]> {
+    return Promise.all(
+      this.context.pages().map(async (page) => ({
+        id: await page.frameId().catch(() => ""),
+        url: page.url(),
+        title: await page.title().catch(() => ""),
+      })),
+    );
+  }
+
   /** Throws unless an operation could start now: the session is live and idle. */
   assertFree(): void {
     if (this.ended) throw new ServiceError(`The session ${this.id} has ended.`);
@@ -137,10 +149,24 @@ export class Session {
     }
   }
 
-  /** Ends the browser; safe to call twice. */
+  /** Ends the browser; safe to call twice. What was told to onEnd runs first. */
   end(): Promise<void> {
-    this.ended ??= this.engine.close({ force: true });
+    if (!this.ended) {
+      for (const hook of this.endHooks.splice(0)) hook();
+      this.ended = this.engine.close({ force: true });
+    }
     return this.ended;
+  }
+
+  /** Runs `hook` when the session ends (its CDP connections close). */
+  onEnd(hook: () => void): void {
+    if (this.ended) hook();
+    else this.endHooks.push(hook);
+  }
+
+  /** The browser's own CDP endpoint: reached only through the service's proxy. */
+  get cdpEndpoint(): string | undefined {
+    return this.engine.connectURL;
   }
 
   /** The PID of the session's browser (for checks that it is gone). */

@@ -47,6 +47,11 @@ export class Sessions {
     await session.end();
   }
 
+  /** A live session by id, whatever its project (the CDP proxy checks its token instead). */
+  find(id: string): Session | undefined {
+    return this.live.get(id);
+  }
+
   /** The PID of a live session's browser, whatever its project. */
   browserPidOf(id: string): number | undefined {
     return this.live.get(id)?.browserPid;
