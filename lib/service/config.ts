@@ -47,7 +47,7 @@ export function serviceConfig(
   return {
     host: e.HOST,
     port: e.PORT,
-    apiKeys: e.WAYFARER_API_KEYS,
+    apiKeys: e.WAYFARER_API_KEYS || undefined,
     dataDir: e.WAYFARER_DATA_DIR,
     rule: { ...STRICT_RULE, allowHosts },
     maxSessions: e.WAYFARER_MAX_SESSIONS,

@@ -42,6 +42,22 @@ describe("the service: health and keys", () => {
     }
   });
 
+  it("serves its OpenAPI 3.1 document, generated from the wire schemas, behind the key", async () => {
+    expect((await service.call("GET", "/v1/openapi.json", { key: null })).status).toBe(401);
+    const doc = (await service.call("GET", "/v1/openapi.json")).body;
+    expect(doc).toMatchObject({ openapi: "3.1.0", info: { version: "3.1.0" } });
+    expect(doc.info.description).toContain("ALPHA");
+    for (const op of ["navigate", "act", "extract", "observe", "agentExecute", "end"]) {
+      expect(doc.paths[`/v1/sessions/{id}/${op}`].post, op).toBeDefined();
+    }
+    const act = doc.paths["/v1/sessions/{id}/act"].post;
+    expect(act.requestBody.content["application/json"].schema.required).toContain("input");
+    expect(Object.keys(act.responses["200"].content)).toEqual([
+      "application/json",
+      "text/event-stream",
+    ]);
+  });
+
   it("takes the x-bb-api-key alias, and hides a session from another project", async () => {
     const id = await start();
     try {
