@@ -170,6 +170,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_RATE_LIMIT",
+    group: "service",
+    what: "Requests a minute per project's key on /v1 routes; beyond it, 429 with Retry-After.",
+    unset: "1200",
+    secret: false,
+  },
+  {
     name: "WAYFARER_MAX_SESSIONS",
     group: "service",
     what: "The most sessions (browsers) at once; a `/start` beyond it answers 503.",

@@ -18,6 +18,7 @@ const ServiceEnvSchema = z.object({
   WAYFARER_MAX_SESSIONS: Count(8, 1_000),
   WAYFARER_SESSION_IDLE_MS: Count(300_000, 86_400_000),
   WAYFARER_PUBLIC_URL: z.url().optional(),
+  WAYFARER_RATE_LIMIT: Count(1_200, 1_000_000),
 });
 
 export interface ServiceConfig {
@@ -30,6 +31,8 @@ export interface ServiceConfig {
   rule: AddressRule;
   maxSessions: number;
   idleMs: number;
+  /** Requests a minute per project. */
+  ratePerMinute: number;
   /** The base URL clients reach the service by, for the links it hands out. */
   publicUrl: string | undefined;
   /** Largest request body, bytes. */
@@ -52,6 +55,7 @@ export function serviceConfig(
     rule: { ...STRICT_RULE, allowHosts },
     maxSessions: e.WAYFARER_MAX_SESSIONS,
     idleMs: e.WAYFARER_SESSION_IDLE_MS,
+    ratePerMinute: e.WAYFARER_RATE_LIMIT,
     publicUrl: e.WAYFARER_PUBLIC_URL?.replace(/\/+$/, ""),
     bodyLimit: 4 * 1024 * 1024,
   };

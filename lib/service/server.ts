@@ -8,6 +8,7 @@ import { failureBody } from "./answers.js";
 import { BrowserAccess } from "./browserAccess.js";
 import type { ServiceConfig } from "./config.js";
 import type { KeyRing } from "./keys.js";
+import { RateLimit } from "./rateLimit.js";
 import { healthRoutes } from "./routes/health.js";
 import { operationRoutes } from "./routes/operations.js";
 import { platformRoutes } from "./routes/platform.js";
@@ -24,6 +25,7 @@ export interface Service {
 export function buildService(config: ServiceConfig, keys: KeyRing): Service {
   const app = Fastify({ bodyLimit: config.bodyLimit, logger: false });
   const sessions = new Sessions(config);
+  const limit = new RateLimit(config.ratePerMinute);
   let closing = false;
 
   // An empty body is an empty object (`/end` is sent without one); anything else must be JSON.
@@ -62,6 +64,16 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
       });
     }
     request.project = project;
+    const wait = limit.take(project);
+    if (wait !== undefined) {
+      return reply
+        .code(429)
+        .header("retry-after", String(wait))
+        .send({
+          success: false,
+          message: `Too many requests for this key's project: ${config.ratePerMinute} a minute (WAYFARER_RATE_LIMIT); try again in ${wait} s.`,
+        });
+    }
     if (closing) {
       return reply.code(503).send({ success: false, message: "The service is shutting down." });
     }

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { useService } from "../support/service.js";
 
-const service = useService();
+const service = useService({ ratePerMinute: 1_000_000 });
 
 function generator(seed: number): () => number {
   let a = seed >>> 0;
