@@ -170,6 +170,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_SERVER_CACHE",
+    group: "service",
+    what: "`off` turns the server cache of act, extract and observe answers off (entries live in the data folder's `cache/`).",
+    unset: "on",
+    secret: false,
+  },
+  {
     name: "WAYFARER_RATE_LIMIT",
     group: "service",
     what: "Requests a minute per project's key on /v1 routes; beyond it, 429 with Retry-After.",

@@ -19,6 +19,7 @@ const ServiceEnvSchema = z.object({
   WAYFARER_SESSION_IDLE_MS: Count(300_000, 86_400_000),
   WAYFARER_PUBLIC_URL: z.url().optional(),
   WAYFARER_RATE_LIMIT: Count(1_200, 1_000_000),
+  WAYFARER_SERVER_CACHE: z.enum(["on", "off"]).default("on"),
 });
 
 export interface ServiceConfig {
@@ -31,6 +32,8 @@ export interface ServiceConfig {
   rule: AddressRule;
   maxSessions: number;
   idleMs: number;
+  /** act, extract and observe answers kept in the data folder's `cache/`. */
+  serverCache: boolean;
   /** Requests a minute per project. */
   ratePerMinute: number;
   /** The base URL clients reach the service by, for the links it hands out. */
@@ -56,6 +59,7 @@ export function serviceConfig(
     maxSessions: e.WAYFARER_MAX_SESSIONS,
     idleMs: e.WAYFARER_SESSION_IDLE_MS,
     ratePerMinute: e.WAYFARER_RATE_LIMIT,
+    serverCache: e.WAYFARER_SERVER_CACHE === "on",
     publicUrl: e.WAYFARER_PUBLIC_URL?.replace(/\/+$/, ""),
     bodyLimit: 4 * 1024 * 1024,
   };

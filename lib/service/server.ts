@@ -2,6 +2,7 @@
  * The HTTP service: browser sessions over the v1 protocol (DESIGN.md, "Wire protocol v1").
  * Wiring only: settings, keys and sessions are made here and handed to the routes.
  */
+import { join } from "node:path";
 import Fastify, { type FastifyInstance } from "fastify";
 import { ServiceValidationError } from "../errors.js";
 import { failureBody } from "./answers.js";
@@ -13,6 +14,7 @@ import { healthRoutes } from "./routes/health.js";
 import { operationRoutes } from "./routes/operations.js";
 import { platformRoutes } from "./routes/platform.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { FolderCacheStore } from "./serverCache.js";
 import { Sessions } from "./sessions.js";
 
 export interface Service {
@@ -81,7 +83,10 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
 
   app.register(healthRoutes({ ready: () => !closing }));
   app.register(sessionRoutes({ sessions, config, keys }));
-  app.register(operationRoutes({ sessions, rule: config.rule }));
+  const cache = config.serverCache
+    ? new FolderCacheStore(join(config.dataDir, "cache"))
+    : undefined;
+  app.register(operationRoutes({ sessions, rule: config.rule, cache }));
   const access = new BrowserAccess(sessions);
   access.attach(app.server);
   app.register(platformRoutes({ sessions, access, publicUrl: config.publicUrl }));

@@ -69,7 +69,8 @@ describe("the v3 client (3.7.3) against the service", () => {
       const acted = await stagehand.act(observed[0]!);
       expect(acted.success).toBe(true);
       const extracted = await stagehand.extract("what the cart says");
-      expect(extracted).toEqual({ extraction: "Cart: black" });
+      // The 3.7 client reads the cache status header into its result.
+      expect(extracted).toEqual({ extraction: "Cart: black", cacheStatus: "MISS" });
       await page.goto(server.url("agent/search.html"));
       // The agent's steps and its tools' calls, in front of the shop's answers.
       model.use(teaAgent(), teaExecutionModel());

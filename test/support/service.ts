@@ -3,6 +3,9 @@
  * model kit's msw answers its model calls as it does the library's. Closed after the file, with
  * every session's browser.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { type ServiceConfig, serviceConfig } from "../../lib/service/config.js";
 import { loadKeys } from "../../lib/service/keys.js";
@@ -23,16 +26,23 @@ export interface RunningService {
 
 export function useService(overrides: Partial<ServiceConfig> = {}): RunningService {
   const running = { url: "", service: undefined as unknown as Service } as RunningService;
+  let dataDir = "";
   beforeAll(async () => {
+    // A data folder of its own: keys and server-cache entries start empty for each file.
+    dataDir = await mkdtemp(join(tmpdir(), "wayfarer-service-data-"));
     const config = {
       ...serviceConfig({ PORT: "0", WAYFARER_ALLOW_HOSTS: "127.0.0.1" }),
+      dataDir,
       ...overrides,
     };
     const keys = await loadKeys(`alpha:${KEYS.alpha},beta:${KEYS.beta}`, config.dataDir, () => {});
     running.service = buildService(config, keys);
     running.url = await running.service.app.listen({ host: "127.0.0.1", port: 0 });
   });
-  afterAll(() => running.service?.close());
+  afterAll(async () => {
+    await running.service?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
   running.call = async (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     const key = init.key === undefined ? KEYS.alpha : init.key;

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import type { ActRequest } from "../../api/operations.js";
 import {
   ActBodySchema,
   AgentExecuteBodySchema,
@@ -13,10 +14,12 @@ import {
   NavigateBodySchema,
   ObserveBodySchema,
 } from "../../api/v1.js";
+import type { Context } from "../../browser/context.js";
 import { NavigationRefusedError, navigationRefusal } from "../../browser/navigationPolicy.js";
-import type { AgentExecuteAnswer } from "../../engine/engine.js";
+import type { AgentExecuteAnswer, Operations } from "../../engine/engine.js";
 import { pageById } from "../../handlers/pageSnapshot.js";
 import { type AddressRule, urlRefusal } from "../../net/addressRule.js";
+import type { Action } from "../../options.js";
 import { parseInput } from "../../options.js";
 import {
   answerJson,
@@ -26,6 +29,7 @@ import {
   statusOf,
   wantsStream,
 } from "../answers.js";
+import { bypassed, type ServerCacheStore, serverCacheKey } from "../serverCache.js";
 import type { Session } from "../session.js";
 import type { Sessions } from "../sessions.js";
 
@@ -33,6 +37,14 @@ const Id = z.object({ id: z.string().min(1) });
 
 /** Where an operation's log lines and events go: the stream, or nowhere for a JSON answer. */
 type Out = StreamOut | undefined;
+
+/** An answer the server cache looked up: HIT or MISS, told in headers or the finished frame. */
+class CachedAnswer {
+  constructor(
+    readonly result: unknown,
+    readonly status: "HIT" | "MISS",
+  ) {}
+}
 
 /** An agent run answers `{result, cacheEntry?}` itself; every other operation its result. */
 const agentFields = (answer: unknown) => {
@@ -43,6 +55,7 @@ const agentFields = (answer: unknown) => {
 export function operationRoutes(deps: {
   sessions: Sessions;
   rule: AddressRule;
+  cache: ServerCacheStore | undefined;
 }): FastifyPluginAsync {
   /** Checks the request, then runs `perform` and answers the way the caller asked. */
   const run = <B>(
@@ -68,12 +81,22 @@ export function operationRoutes(deps: {
       return answerStream(
         reply,
         (out, signal) => perform(session, body, out, signal),
-        agent ? agentFields : undefined,
+        agent
+          ? agentFields
+          : (answer) =>
+              answer instanceof CachedAnswer
+                ? { result: answer.result, cacheHit: answer.status === "HIT" }
+                : { result: answer },
       );
     }
     return answerJson(reply, async (signal) => {
-      const result = await perform(session, body, undefined, signal);
-      return agent ? agentFields(result) : { result, actionId: randomUUID() };
+      const answer = await perform(session, body, undefined, signal);
+      if (agent) return agentFields(answer);
+      if (!(answer instanceof CachedAnswer)) return { result: answer, actionId: randomUUID() };
+      reply
+        .header("browserbase-cache-status", answer.status)
+        .header("x-cache-status", answer.status);
+      return { result: answer.result, actionId: randomUUID() };
     });
   };
 
@@ -83,6 +106,51 @@ export function operationRoutes(deps: {
       (await navigationRefusal(url, {})) ??
       (/^https?:/i.test(url) ? await urlRefusal(url, deps.rule) : undefined);
     if (refused) throw new NavigationRefusedError(url, refused);
+  };
+
+  /**
+   * Runs act, extract or observe through the server cache unless the caller turned it off or the
+   * call asks no model: the page's outline is read, the key made, a HIT answered (act performs
+   * the recorded action), a MISS run and kept.
+   */
+  const cached = <R>(
+    request: FastifyRequest,
+    operation: "act" | "extract" | "observe",
+    body: { frameId?: string; options?: Record<string, unknown> } & Record<string, unknown>,
+    asksModel: boolean,
+    live: (operations: Operations) => Promise<R>,
+    keep: (result: R) => unknown,
+  ) => {
+    return async (operations: Operations, context: Context): Promise<unknown> => {
+      const store = deps.cache;
+      const off =
+        !store || !asksModel || bypassed(request.headers) || body.options?.serverCache === false;
+      if (off) return live(operations);
+      const page = await pageById(context, body.frameId);
+      const { pageText } = (await operations.extract({
+        options: {},
+        ...(body.frameId ? { frameId: body.frameId } : {}),
+      })) as { pageText: string };
+      // A project's entries are its own: another's calls never learn what it asked.
+      const key = serverCacheKey(
+        operation,
+        { ...body, project: request.project },
+        page.url(),
+        pageText,
+      );
+      const hit = await store.get(key);
+      if (hit !== undefined) {
+        const result =
+          operation === "act"
+            ? await operations.act({ ...(body as ActRequest), input: hit as Action })
+            : hit;
+        return new CachedAnswer(result, "HIT");
+      }
+      const result = await live(operations);
+      const kept = keep(result);
+      if (kept !== undefined) await store.put(key, kept);
+      return new CachedAnswer(result, "MISS");
+    };
   };
 
   return async (app) => {
@@ -107,7 +175,19 @@ export function operationRoutes(deps: {
         ActBodySchema,
         "act body",
         (session, { streamResponse: _, ...body }, out) =>
-          session.operate("act", (operations) => operations.act(body), out?.line),
+          session.operate(
+            "act",
+            cached(
+              request,
+              "act",
+              body,
+              typeof body.input === "string",
+              (operations) => operations.act(body),
+              // The action that worked, performed again on a HIT.
+              (result) => (result.success ? result.actions.at(-1) : undefined),
+            ),
+            out?.line,
+          ),
       ),
     );
     app.post("/v1/sessions/:id/extract", (request, reply) =>
@@ -117,7 +197,18 @@ export function operationRoutes(deps: {
         ExtractBodySchema,
         "extract body",
         (session, { streamResponse: _, ...body }, out) =>
-          session.operate("extract", (operations) => operations.extract(body), out?.line),
+          session.operate(
+            "extract",
+            cached(
+              request,
+              "extract",
+              body,
+              body.instruction !== undefined,
+              (operations) => operations.extract(body),
+              (result) => result,
+            ),
+            out?.line,
+          ),
       ),
     );
     app.post("/v1/sessions/:id/agentExecute", (request, reply) =>
@@ -147,7 +238,18 @@ export function operationRoutes(deps: {
         ObserveBodySchema,
         "observe body",
         (session, { streamResponse: _, ...body }, out) =>
-          session.operate("observe", (operations) => operations.observe(body), out?.line),
+          session.operate(
+            "observe",
+            cached(
+              request,
+              "observe",
+              body,
+              body.instruction !== undefined,
+              (operations) => operations.observe(body),
+              (result) => (result.length ? result : undefined),
+            ),
+            out?.line,
+          ),
       ),
     );
   };
