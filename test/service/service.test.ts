@@ -217,6 +217,23 @@ describe("the service: a session", () => {
         body: { url: "http://[::ffff:a9fe:a9fe]/latest", options: {} },
       });
       expect(metadata.status).toBe(400);
+      // A model's baseURL is a URL the caller makes the service fetch: the same rule.
+      const model = { modelName: "openai/gpt-4.1-mini", baseURL: "http://127.0.0.2:1/v1" };
+      const inward = await service.call("POST", `/v1/sessions/${id}/act`, {
+        body: { input: "click it", options: { model } },
+      });
+      expect(inward.status).toBe(400);
+      expect(inward.body.message).toContain("options.model.baseURL");
+      expect(inward.body.message).toContain("loopback");
+      const agentInward = await service.call("POST", `/v1/sessions/${id}/agentExecute`, {
+        body: {
+          agentConfig: { model: { ...model, baseURL: "http://[::ffff:a9fe:a9fe]/v1" } },
+          executeOptions: { instruction: "x" },
+        },
+        headers: { "x-stream-response": "true" },
+      });
+      expect(agentInward.status).toBe(400);
+      expect(agentInward.body.message).toContain("agentConfig.model.baseURL");
       const slow = service.call("POST", `/v1/sessions/${id}/navigate`, {
         body: { url: server.url("__hang"), options: { timeout: 2_000 } },
       });

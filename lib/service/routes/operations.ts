@@ -17,6 +17,7 @@ import {
 import type { Context } from "../../browser/context.js";
 import { NavigationRefusedError, navigationRefusal } from "../../browser/navigationPolicy.js";
 import type { AgentExecuteAnswer, Operations } from "../../engine/engine.js";
+import { ServiceValidationError } from "../../errors.js";
 import { pageById } from "../../handlers/pageSnapshot.js";
 import { type AddressRule, urlRefusal } from "../../net/addressRule.js";
 import type { Action } from "../../options.js";
@@ -38,6 +39,34 @@ const Id = z.object({ id: z.string().min(1) });
 /** Where an operation's log lines and events go: the stream, or nowhere for a JSON answer. */
 type Out = StreamOut | undefined;
 
+/**
+ * A `baseURL` anywhere in a body (a per-call model, an agent's model or execution model) that
+ * the service's rule refuses, as the error that names it; undefined when there is none.
+ */
+async function modelUrlRefusal(
+  body: unknown,
+  rule: AddressRule,
+): Promise<ServiceValidationError | undefined> {
+  const found: { path: string[]; url: string }[] = [];
+  const walk = (value: unknown, path: string[]) => {
+    if (!value || typeof value !== "object" || path.length > 6) return;
+    for (const [key, v] of Object.entries(value)) {
+      if (key === "baseURL" && typeof v === "string") found.push({ path: [...path, key], url: v });
+      else walk(v, [...path, key]);
+    }
+  };
+  walk(body, []);
+  for (const { path, url } of found) {
+    const refused = await urlRefusal(url, rule);
+    if (refused) {
+      return new ServiceValidationError("body", [
+        { path, message: `the service may not fetch this baseURL: ${refused}` },
+      ]);
+    }
+  }
+  return undefined;
+}
+
 /** An answer the server cache looked up: HIT or MISS, told in headers or the finished frame. */
 class CachedAnswer {
   constructor(
@@ -58,7 +87,7 @@ export function operationRoutes(deps: {
   cache: ServerCacheStore | undefined;
 }): FastifyPluginAsync {
   /** Checks the request, then runs `perform` and answers the way the caller asked. */
-  const run = <B>(
+  const run = async <B>(
     request: FastifyRequest,
     reply: FastifyReply,
     schema: z.ZodType<B>,
@@ -76,6 +105,9 @@ export function operationRoutes(deps: {
     } catch (error) {
       return reply.code(statusOf(error)).send(failureBody(error));
     }
+    // A model's baseURL is a URL the caller makes the service fetch: the same rule holds.
+    const refusedModel = await modelUrlRefusal(body, deps.rule);
+    if (refusedModel) return reply.code(400).send(failureBody(refusedModel));
     // A stream's finished frame carries the result; a JSON answer, the result and an id.
     if (wantsStream(request)) {
       return answerStream(
