@@ -6,18 +6,7 @@
  *
  * URLs are relative: the pages are served from one folder, next to frame.html and img/.
  */
-
-/** mulberry32: tiny, fast and the same in every JavaScript engine. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../../test/support/random.js";
 
 const ADJECTIVES = [
   "Classic",
@@ -366,7 +355,7 @@ function footer(b: Builder): string {
 
 /** A page of about `targetElements` elements (document.getElementsByTagName("*").length). */
 export function shopPage(targetElements: number): string {
-  const rand = seeded(targetElements);
+  const rand = seededRandom(targetElements);
   const b = new Builder();
   // Fixed parts first, so the product grid can fill what remains of the budget.
   const root = 7; // html, head, meta, meta, title, style, body
@@ -452,7 +441,7 @@ export function shopPage(targetElements: number): string {
 
 /** The same-origin frame every generated page embeds: a reviews widget with its own form. */
 export function reviewsFrame(): string {
-  const rand = seeded(7);
+  const rand = seededRandom(7);
   const b = new Builder();
   const reviews = Array.from({ length: 8 }, (_, i) =>
     b.el(

@@ -99,15 +99,11 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
     if (typeof to !== "string") {
       return void client.end(`HTTP/1.1 403 Forbidden\r\n\r\n`);
     }
-    const site = tunnel(to, port, () => {
-      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      if (head.length) site.write(head);
-      site.pipe(client);
-      client.pipe(site);
-    });
-    track(site);
-    site.on("error", () => client.destroy());
-    client.on("close", () => site.destroy());
+    track(
+      bridge(client, to, port, head, () =>
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n"),
+      ),
+    );
   });
 
   // A WebSocket upgrade sent in absolute form (ws:// without a tunnel).
@@ -118,18 +114,11 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
     if (!target) return void client.destroy();
     const to = await resolve(target.hostname, target.href);
     if (typeof to !== "string") return void client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
-    const site = tunnel(to, Number(target.port || 80), () => {
-      const headers = Object.entries(forwarded(req.headers, false))
-        .map(([k, v]) => `${k}: ${v}`)
-        .join("\r\n");
-      site.write(`${req.method} ${target.pathname}${target.search} HTTP/1.1\r\n${headers}\r\n\r\n`);
-      if (head.length) site.write(head);
-      site.pipe(client);
-      client.pipe(site);
-    });
-    track(site);
-    site.on("error", () => client.destroy());
-    client.on("close", () => site.destroy());
+    const headers = Object.entries(forwarded(req.headers, false))
+      .map(([k, v]) => `${k}: ${v}`)
+      .join("\r\n");
+    const request = `${req.method} ${target.pathname}${target.search} HTTP/1.1\r\n${headers}\r\n\r\n`;
+    track(bridge(client, to, Number(target.port || 80), head, (site) => site.write(request)));
   });
 
   await new Promise<void>((done, fail) => {
@@ -148,6 +137,28 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
         server.close(() => done());
       }),
   };
+}
+
+/**
+ * Connects to the judged address, lets `opening` write what goes first, sends on what the client
+ * already sent (`head`), then pipes both ways; either side's end ends the other.
+ */
+function bridge(
+  client: Duplex,
+  address: string,
+  port: number,
+  head: Buffer,
+  opening: (site: Socket) => void,
+): Socket {
+  const site = tunnel(address, port, () => {
+    opening(site);
+    if (head.length) site.write(head);
+    site.pipe(client);
+    client.pipe(site);
+  });
+  site.on("error", () => client.destroy());
+  client.on("close", () => site.destroy());
+  return site;
 }
 
 /** A connection to the judged address, bounded in time. */

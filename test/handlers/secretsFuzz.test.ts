@@ -22,24 +22,13 @@ import {
   useModelServer,
 } from "../support/llm/modelServer.js";
 import { openaiResponses } from "../support/llm/openai.js";
+import { seededRandom } from "../support/random.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
 const model = useModelServer();
 const clients = useClients();
 const KEY = "sk-fuzz-test-key-123456";
-
-/** A small seeded generator (mulberry32): the same seed gives the same values. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** The characters escaping and quoting treat specially, and any printable ASCII besides. */
 const SPECIAL = ['"', "\\", "<", ">", "&", "'", "%", "  ", "/", "`", "{", "}", "[", "]", "+"];
@@ -127,7 +116,7 @@ const obedient = openaiResponses((request) => {
 });
 
 const SEED = Number(process.env.WAYFARER_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const random = generator(SEED);
+const random = seededRandom(SEED);
 const VALUES = Array.from({ length: 12 }, () => randomValue(random));
 
 let cwd: string;

@@ -5,23 +5,13 @@
  * always carry at least one field of the wrong type. The seed is printed with a failure.
  */
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../support/random.js";
 import { useService } from "../support/service.js";
 
 const service = useService({ ratePerMinute: 1_000_000 });
 
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const SEED = Number(process.env.WAYFARER_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const random = generator(SEED);
+const random = seededRandom(SEED);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
 
 /** A value of any JSON type, nested a little, with the odd hostile string. */

@@ -4,8 +4,8 @@
  * and a model key is no part of the key.
  */
 import { describe, expect, it } from "vitest";
-import { idOfLine, instructionOf, promptOf, useModelServer } from "../support/llm/modelServer.js";
-import { openaiResponses } from "../support/llm/openai.js";
+import { useModelServer } from "../support/llm/modelServer.js";
+import { shopModel } from "../support/llm/shopModel.js";
 import { framesOf, useService } from "../support/service.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -13,20 +13,7 @@ const server = useStaticServer();
 const model = useModelServer();
 const service = useService();
 
-/** Reads the cart line; adds black tea to the cart. */
-const shop = openaiResponses((r) => {
-  const prompt = promptOf(r);
-  if (instructionOf(r).includes("cart says")) {
-    return { extraction: prompt.match(/Cart: \w+/)?.[0] ?? "Cart: empty" };
-  }
-  const lines = prompt.split("\n");
-  const from = lines.findIndex((l) => l.includes('link "Black tea"'));
-  const line = lines.slice(from).find((l) => l.includes('button "Add to cart"')) ?? "";
-  const id = line.match(/\[(\d+)\]/)?.[1] ?? idOfLine(prompt, "Add to cart");
-  return {
-    elements: [{ elementId: id, description: "Add black tea", method: "click", arguments: [] }],
-  };
-});
+const shop = shopModel();
 
 async function session(modelKey: string): Promise<string> {
   const started = await service.call("POST", "/v1/sessions/start", {

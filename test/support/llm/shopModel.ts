@@ -1,6 +1,6 @@
 /**
  * A scripted model for the tea shop pages (test/fixtures/outline/shop.html and the demo's
- * page), answering from what the request carries, as a real model would: act → the
+ * page), answering from what the request carries, as a real model would: act and observe → the
  * "Add to cart" button after the product the instruction names; extract → the "Cart:" line
  * (or, when the output schema asks for `item`, the product in it).
  */
@@ -14,7 +14,9 @@ export function shopModel(baseURL?: string): RequestHandler {
   return openaiResponses((request) => {
     const prompt = promptOf(request);
     const instruction = instructionOf(request).toLowerCase();
-    if (prompt.includes("The one element to act on")) {
+    // act, and observe (whose answer has elements too): the button after the named product.
+    const elements = JSON.stringify(request.body.text ?? request.body).includes('"elements"');
+    if (prompt.includes("The one element to act on") || elements) {
       const product = PRODUCTS.find((p) => instruction.includes(p.toLowerCase()));
       const lines = prompt.split("\n");
       const after = lines.slice(
