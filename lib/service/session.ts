@@ -24,6 +24,11 @@ export interface SessionInit {
   selfHeal: boolean | undefined;
   domSettleTimeoutMs: number | undefined;
   viewport: { width: number; height: number } | undefined;
+  /** The platform's `timeout`: the session ends this long after it started. */
+  lifetimeMs?: number;
+  keepAlive?: boolean;
+  /** The caller's own data about the session, handed back by GET /v1/sessions/{id}. */
+  userMetadata?: Record<string, unknown>;
   rule: AddressRule;
   /** Secrets of the service the session's logger must never show (API keys). */
   secrets: string[];
@@ -52,6 +57,8 @@ export class Session {
   private readonly endHooks: (() => void)[] = [];
 
   private constructor(
+    /** What the platform's view of the session shows back (never the model key). */
+    readonly details: { keepAlive: boolean; userMetadata?: Record<string, unknown> },
     readonly project: string,
     private readonly engine: Engine,
     private readonly context: Context,
@@ -91,7 +98,8 @@ export class Session {
       records: { metrics },
     });
     const context = await engine.init();
-    self = new Session(init.project, engine, context, metrics);
+    const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };
+    self = new Session(details, init.project, engine, context, metrics);
     return self;
   }
 

@@ -27,6 +27,14 @@ export class Sessions {
     try {
       const session = await Session.open(init);
       this.live.set(session.id, session);
+      if (init.lifetimeMs !== undefined) {
+        // The platform's session timeout: ended then, whatever it is doing.
+        setTimeout(() => {
+          if (this.live.get(session.id) !== session) return;
+          this.live.delete(session.id);
+          void session.end().catch(() => {});
+        }, init.lifetimeMs).unref();
+      }
       return session;
     } finally {
       this.starting--;

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failure } from "../support/failure.js";
+import { waitUntilGone } from "../support/processes.js";
 import { KEYS, useService } from "../support/service.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -72,6 +73,31 @@ describe("the platform routes and the CDP proxy", () => {
       await browser.close().catch(() => {});
       await service.call("POST", `/v1/sessions/${id}/end`);
     }
+  });
+
+  it("honours the session-create fields a local browser can: timeout, keepAlive, userMetadata, viewport", async () => {
+    const started = await service.call("POST", "/v1/sessions/start", {
+      body: {
+        browserbaseSessionCreateParams: {
+          timeout: 2,
+          keepAlive: true,
+          userMetadata: { team: "tea" },
+          browserSettings: { viewport: { width: 900, height: 700 }, blockAds: true },
+          region: "eu-central-1",
+        },
+      },
+    });
+    expect(started.status).toBe(200);
+    const id = started.body.data.sessionId as string;
+    const info = await service.call("GET", `/v1/sessions/${id}`);
+    expect(info.body).toMatchObject({ keepAlive: true, userMetadata: { team: "tea" } });
+    const size = await service.call("POST", `/v1/sessions/${id}/extract`, { body: {} });
+    expect(size.status).toBe(200);
+    const pid = service.service.sessions.browserPidOf(id);
+    // Two seconds, then the session is gone with its browser.
+    await new Promise((r) => setTimeout(r, 2_600));
+    expect((await service.call("GET", `/v1/sessions/${id}`)).status).toBe(404);
+    expect(await waitUntilGone(pid!)).toEqual([]);
   });
 
   it("answers another project's session as unknown on every platform route", async () => {

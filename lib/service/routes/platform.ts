@@ -37,6 +37,8 @@ export function platformRoutes(deps: {
           projectId: session.project,
           createdAt: new Date(session.createdAt).toISOString(),
           connectUrl: ws(request, access.mint(session.id)),
+          keepAlive: session.details.keepAlive,
+          ...(session.details.userMetadata ? { userMetadata: session.details.userMetadata } : {}),
         };
       }),
     );

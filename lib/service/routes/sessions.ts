@@ -15,6 +15,9 @@ const Id = z.object({ id: z.string().min(1) });
 
 /** The platform fields a local browser honours; the rest are accepted and logged. */
 const CreateParamsSchema = z.looseObject({
+  timeout: z.number().int().min(1).max(21_600).optional(),
+  keepAlive: z.boolean().optional(),
+  userMetadata: z.record(z.string(), z.unknown()).optional(),
   browserSettings: z
     .looseObject({
       viewport: z
@@ -53,6 +56,9 @@ export function sessionRoutes(deps: {
           selfHeal: body.selfHeal,
           domSettleTimeoutMs: body.domSettleTimeoutMs,
           viewport: params.browserSettings?.viewport,
+          lifetimeMs: params.timeout === undefined ? undefined : params.timeout * 1000,
+          keepAlive: params.keepAlive === true,
+          userMetadata: params.userMetadata,
           rule: config.rule,
           secrets: keys.secrets,
         });
