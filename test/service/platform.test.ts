@@ -75,7 +75,7 @@ describe("the platform routes and the CDP proxy", () => {
     }
   });
 
-  it("honours the session-create fields a local browser can: timeout, keepAlive, userMetadata, viewport", async () => {
+  it("honours the session-create fields a local browser can (timeout, keepAlive, userMetadata) and accepts the rest", async () => {
     const started = await service.call("POST", "/v1/sessions/start", {
       body: {
         browserbaseSessionCreateParams: {
