@@ -184,6 +184,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_TRUST_PROXY",
+    group: "service",
+    what: "Whose `X-Forwarded-Host` and `X-Forwarded-Proto` the links the service hands out follow: `true` for any peer, or comma-separated addresses and CIDR ranges of the proxies in front of it.",
+    unset: "none: the links use the Host header the request came with",
+    secret: false,
+  },
+  {
     name: "WAYFARER_MAX_SESSIONS",
     group: "service",
     what: "The most sessions (browsers) at once; a `/start` beyond it answers 503.",

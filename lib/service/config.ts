@@ -18,6 +18,7 @@ const ServiceEnvSchema = z.object({
   WAYFARER_MAX_SESSIONS: Count(8, 1_000),
   WAYFARER_SESSION_IDLE_MS: Count(300_000, 86_400_000),
   WAYFARER_PUBLIC_URL: z.url().optional(),
+  WAYFARER_TRUST_PROXY: z.string().optional(),
   WAYFARER_RATE_LIMIT: Count(1_200, 1_000_000),
   WAYFARER_SERVER_CACHE: z.enum(["on", "off"]).default("on"),
 });
@@ -36,6 +37,8 @@ export interface ServiceConfig {
   serverCache: boolean;
   /** Requests a minute per project. */
   ratePerMinute: number;
+  /** Whose X-Forwarded-* headers count: none, every peer (`true`), or these addresses. */
+  trustProxy: boolean | string;
   /** The base URL clients reach the service by, for the links it hands out. */
   publicUrl: string | undefined;
   /** Largest request body, bytes. */
@@ -60,6 +63,10 @@ export function serviceConfig(
     idleMs: e.WAYFARER_SESSION_IDLE_MS,
     ratePerMinute: e.WAYFARER_RATE_LIMIT,
     serverCache: e.WAYFARER_SERVER_CACHE === "on",
+    trustProxy:
+      !e.WAYFARER_TRUST_PROXY || e.WAYFARER_TRUST_PROXY === "false"
+        ? false
+        : e.WAYFARER_TRUST_PROXY === "true" || e.WAYFARER_TRUST_PROXY,
     publicUrl: e.WAYFARER_PUBLIC_URL?.replace(/\/+$/, ""),
     bodyLimit: 4 * 1024 * 1024,
   };

@@ -25,7 +25,12 @@ export interface Service {
 }
 
 export function buildService(config: ServiceConfig, keys: KeyRing): Service {
-  const app = Fastify({ bodyLimit: config.bodyLimit, logger: false });
+  const app = Fastify({
+    bodyLimit: config.bodyLimit,
+    logger: false,
+    // X-Forwarded-* are believed only from the proxies listed (or any, for "true").
+    trustProxy: config.trustProxy,
+  });
   const sessions = new Sessions(config);
   const limit = new RateLimit(config.ratePerMinute);
   let closing = false;

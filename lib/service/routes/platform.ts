@@ -20,9 +20,13 @@ export function platformRoutes(deps: {
   publicUrl: string | undefined;
 }): FastifyPluginAsync {
   const { sessions, access } = deps;
-  /** What clients reach this service by: the configured public URL, else the request's host. */
+  /**
+   * What clients reach this service by: the configured public URL, else the request's host and
+   * scheme (a trusted proxy's X-Forwarded-Host and X-Forwarded-Proto).
+   */
   const base = (request: FastifyRequest) =>
-    deps.publicUrl ?? `${request.protocol}://${request.headers.host ?? request.hostname}`;
+    // request.host is X-Forwarded-Host only from a trusted proxy (WAYFARER_TRUST_PROXY).
+    deps.publicUrl ?? `${request.protocol}://${request.host}`;
   const ws = (request: FastifyRequest, path: string) =>
     `${base(request).replace(/^http/, "ws")}${path}`;
 
