@@ -12,15 +12,25 @@ import type { Variables } from "./options.js";
  * ends up in a query.
  */
 export function hideVariables(text: string, variables: Variables | undefined): string {
-  let out = text;
+  return variableHider(variables)(text);
+}
+
+/**
+ * hideVariables with the forms worked out once: for many texts under the same variables (each
+ * line of an outline).
+ */
+export function variableHider(variables: Variables | undefined): (text: string) => string {
   const values = Object.entries(variables ?? {})
     .flatMap(([name, v]) =>
       valueForms(String(typeof v === "object" ? v.value : v)).map((form) => [name, form] as const),
     )
     .filter(([, value]) => value.length >= 2)
     .sort((a, b) => b[1].length - a[1].length);
-  for (const [name, value] of values) out = out.split(value).join(`%${name}%`);
-  return out;
+  return (text) => {
+    let out = text;
+    for (const [name, value] of values) out = out.split(value).join(`%${name}%`);
+    return out;
+  };
 }
 
 /** An element's identity with the values it shows as their %name%, as cache entries keep it. */

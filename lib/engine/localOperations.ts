@@ -37,7 +37,7 @@ import { ModelClient } from "../model/modelClient.js";
 import type { Action, ResolvedOptions, Variables } from "../options.js";
 import { surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
-import { hideVariables } from "../variables.js";
+import { variableHider } from "../variables.js";
 import type { AgentControl, AgentExecuteAnswer, Operations } from "./engine.js";
 
 export class LocalOperations implements Operations {
@@ -205,7 +205,7 @@ export class LocalOperations implements Operations {
       outlineTokenBudget: this.options.outlineTokenBudget,
       maxChunksPerCall: this.options.maxChunksPerCall,
       logger: this.logger,
-      mask: (text: string) => hideVariables(text, this.typedVariables),
+      mask: () => variableHider(this.typedVariables),
     };
   }
 }

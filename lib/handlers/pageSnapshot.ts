@@ -16,8 +16,11 @@ export interface SnapshotSettings {
   /** The most chunks one call sends to the model. */
   maxChunksPerCall: number;
   logger: Logger;
-  /** Hides values typed from variables: a later outline shows their `%name%` instead. */
-  mask?: Mask;
+  /**
+   * Hides values typed from variables: a later outline shows their `%name%` instead. Made once
+   * per snapshot (the values typed so far), then applied to each line.
+   */
+  mask?: () => Mask;
 }
 
 export async function snapshotFor(
@@ -33,7 +36,7 @@ export async function snapshotFor(
       ignoreSelectors: options.ignoreSelectors,
       domSettleTimeout: settings.domSettleTimeout,
       tokenBudget: settings.outlineTokenBudget,
-      mask: settings.mask,
+      mask: settings.mask?.(),
     },
     deadline,
     settings.logger,

@@ -15,7 +15,7 @@ import {
   ObserveBodySchema,
 } from "../../api/v1.js";
 import type { Context } from "../../browser/context.js";
-import { NavigationRefusedError, navigationRefusal } from "../../browser/navigationPolicy.js";
+import { checkNavigation, NavigationRefusedError } from "../../browser/navigationPolicy.js";
 import type { AgentExecuteAnswer, Operations } from "../../engine/engine.js";
 import { ServiceValidationError } from "../../errors.js";
 import { pageById } from "../../handlers/pageSnapshot.js";
@@ -101,13 +101,14 @@ export function operationRoutes(deps: {
       const { id } = parseInput(Id, request.params, "path");
       body = parseInput(schema, request.body, where);
       session = deps.sessions.get(id, request.project);
+      // A model's baseURL is a URL the caller makes the service fetch: the same rule holds.
+      const refusedModel = await modelUrlRefusal(body, deps.rule);
+      if (refusedModel) throw refusedModel;
+      // Last, with no wait before the operation claims the session: a second caller gets 409.
       session.assertFree();
     } catch (error) {
       return reply.code(statusOf(error)).send(failureBody(error));
     }
-    // A model's baseURL is a URL the caller makes the service fetch: the same rule holds.
-    const refusedModel = await modelUrlRefusal(body, deps.rule);
-    if (refusedModel) return reply.code(400).send(failureBody(refusedModel));
     // A stream's finished frame carries the result; a JSON answer, the result and an id.
     if (wantsStream(request)) {
       return answerStream(
@@ -132,11 +133,14 @@ export function operationRoutes(deps: {
     });
   };
 
-  /** Refused by the rule before the browser is asked: a clear error, not a 403 page. */
+  /**
+   * Refused by the rule before the browser is asked: a clear error, not a 403 page. The scheme
+   * by the navigation policy; an http(s) host by the service's rule, resolved once.
+   */
   const checkUrl = async (url: string) => {
-    const refused =
-      (await navigationRefusal(url, {})) ??
-      (/^https?:/i.test(url) ? await urlRefusal(url, deps.rule) : undefined);
+    const parsed = checkNavigation(url);
+    if (!/^https?:$/.test(parsed.protocol)) return;
+    const refused = await urlRefusal(url, deps.rule);
     if (refused) throw new NavigationRefusedError(url, refused);
   };
 
