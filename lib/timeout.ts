@@ -21,8 +21,12 @@ export async function withTimeout<T>(
   timeoutMs: number,
   waitingFor: string | (() => string),
   run: (deadline: Deadline) => Promise<T>,
-  /** What the timeout error tells the caller to do: a sentence added to its message. */
-  options: { advice?: string } = {},
+  /**
+   * `advice`: what the timeout error tells the caller to do, a sentence added to its message.
+   * `signal`: the caller's; its abort ends the wait at once with its reason and aborts the
+   * deadline's signal, so model calls and waits under it stop too.
+   */
+  options: { advice?: string; signal?: AbortSignal } = {},
 ): Promise<T> {
   const controller = new AbortController();
   const endsAt = Date.now() + timeoutMs;
@@ -44,9 +48,13 @@ export async function withTimeout<T>(
       reject(error);
     }, timeoutMs);
   });
+  const caller = options.signal;
+  const onCallerAbort = () => controller.abort(caller?.reason);
+  if (caller?.aborted) onCallerAbort();
+  else caller?.addEventListener("abort", onCallerAbort, { once: true });
   const work = run(deadline);
   try {
-    return await Promise.race([work, expired]);
+    return await Promise.race([work, expired, untilAborted(expired, caller)]);
   } catch (error) {
     if (isPlaywrightTimeout(error)) {
       // Playwright's own text (its call log) stays reachable as the cause, for debug logs.
@@ -58,6 +66,8 @@ export async function withTimeout<T>(
     throw error;
   } finally {
     clearTimeout(timer);
+    caller?.removeEventListener("abort", onCallerAbort);
+    expired.catch(() => {});
     // A call that lost the race must not surface later as an unhandled rejection.
     work.catch(() => {});
   }

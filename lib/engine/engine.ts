@@ -20,6 +20,12 @@ import type { Context } from "../browser/context.js";
 import type { ExportedEntry } from "../cache/cacheEntry.js";
 import type { Action, AgentResult, SafetyCheck } from "../options.js";
 
+/** What act, extract and observe take beside their request. */
+export interface OperationControl {
+  /** Ends the call at once with its reason; the model call in flight is cancelled. */
+  signal?: AbortSignal;
+}
+
 /** What an agent run takes beside its request: none of it can be written as data. */
 export interface AgentControl {
   /** Stops the run between steps; a model call in flight is cancelled. */
@@ -38,10 +44,10 @@ export interface AgentExecuteAnswer {
 
 /** act, extract, observe and an agent run, as the environment runs them. */
 export interface Operations {
-  act(request: ActRequest): Promise<ActResult>;
-  observe(request: ObserveRequest): Promise<Action[]>;
+  act(request: ActRequest, control?: OperationControl): Promise<ActResult>;
+  observe(request: ObserveRequest, control?: OperationControl): Promise<Action[]>;
   /** `{ pageText }`, `{ extraction }` or the data in the request's JSON Schema. */
-  extract(request: ExtractRequest): Promise<unknown>;
+  extract(request: ExtractRequest, control?: OperationControl): Promise<unknown>;
   agentExecute(request: AgentExecuteRequest, control: AgentControl): Promise<AgentExecuteAnswer>;
   /** The elements' identities now, nothing acted on (the action cache's check of observe). */
   identify(request: IdentifyRequest): Promise<(ElementIdentity | null)[]>;

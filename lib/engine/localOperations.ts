@@ -38,7 +38,7 @@ import type { Action, ResolvedOptions, Variables } from "../options.js";
 import { surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
 import { variableHider } from "../variables.js";
-import type { AgentControl, AgentExecuteAnswer, Operations } from "./engine.js";
+import type { AgentControl, AgentExecuteAnswer, OperationControl, Operations } from "./engine.js";
 
 export class LocalOperations implements Operations {
   private readonly models: ModelClient;
@@ -63,34 +63,56 @@ export class LocalOperations implements Operations {
     });
   }
 
-  act(request: ActRequest): Promise<ActResult> {
+  act(request: ActRequest, control: OperationControl = {}): Promise<ActResult> {
     const options = request.options ?? {};
-    return this.run("act", request.frameId, options.timeout, "the action", (context, page, d) =>
-      act(context, page, request.input, options, this.actSettings(), d, {
-        identify: request.identify,
-        expect: request.expect,
-      }),
+    return this.run(
+      "act",
+      request.frameId,
+      options.timeout,
+      "the action",
+      (context, page, d) =>
+        act(context, page, request.input, options, this.actSettings(), d, {
+          identify: request.identify,
+          expect: request.expect,
+        }),
+      control.signal,
     );
   }
 
-  observe(request: ObserveRequest): Promise<Action[]> {
+  observe(request: ObserveRequest, control: OperationControl = {}): Promise<Action[]> {
     const options = request.options ?? {};
-    return this.run("observe", request.frameId, options.timeout, "the elements", (_, page, d) =>
-      observe(page, request.instruction, options, this.settings(), d),
+    return this.run(
+      "observe",
+      request.frameId,
+      options.timeout,
+      "the elements",
+      (_, page, d) => observe(page, request.instruction, options, this.settings(), d),
+      control.signal,
     );
   }
 
-  extract(request: ExtractRequest): Promise<unknown> {
+  extract(request: ExtractRequest, control: OperationControl = {}): Promise<unknown> {
     const options = request.options ?? {};
     const { instruction, schema } = request;
+    const signal = control.signal;
     if (instruction === undefined) {
-      return this.run("extract", request.frameId, options.timeout, "the page outline", (_, p, d) =>
-        extractPageText(p, options, this.settings(), d),
+      return this.run(
+        "extract",
+        request.frameId,
+        options.timeout,
+        "the page outline",
+        (_, p, d) => extractPageText(p, options, this.settings(), d),
+        signal,
       );
     }
     const wanted = schema === undefined ? undefined : zodSchemaOf(schema);
-    return this.run("extract", request.frameId, options.timeout, "the extraction", (_, p, d) =>
-      extractData(p, instruction, wanted, options, this.settings(), d),
+    return this.run(
+      "extract",
+      request.frameId,
+      options.timeout,
+      "the extraction",
+      (_, p, d) => extractData(p, instruction, wanted, options, this.settings(), d),
+      signal,
     );
   }
 
@@ -171,12 +193,17 @@ export class LocalOperations implements Operations {
     timeout: number | undefined,
     waitingFor: string,
     handler: (context: Context, page: Page, deadline: Deadline) => Promise<T>,
+    signal?: AbortSignal,
   ): Promise<T> {
     try {
       const context = this.context();
       const page = await pageById(context, frameId);
-      return await withTimeout(method, timeout ?? DEFAULT_TIMEOUT_MS, waitingFor, (deadline) =>
-        handler(context, page, deadline),
+      return await withTimeout(
+        method,
+        timeout ?? DEFAULT_TIMEOUT_MS,
+        waitingFor,
+        (deadline) => handler(context, page, deadline),
+        { signal },
       );
     } catch (error) {
       throw this.logger.redactor.error(

@@ -30,7 +30,7 @@ import { ServiceError, ServiceValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
 import { type Action, parseInput } from "../options.js";
-import type { AgentControl, AgentExecuteAnswer, Operations } from "./engine.js";
+import type { AgentControl, AgentExecuteAnswer, OperationControl, Operations } from "./engine.js";
 
 /** What a `finished` frame carries: the result, and an agent run's cache entry. */
 type Finished = { result?: unknown; cacheEntry?: unknown };
@@ -44,16 +44,16 @@ export class WireOperations implements Operations {
     private readonly sink: { logger: Logger; metrics: MetricsRecorder },
   ) {}
 
-  act(request: ActRequest): Promise<ActResult> {
-    return this.call({ operation: "act", request }, ActResultSchema);
+  act(request: ActRequest, control: OperationControl = {}): Promise<ActResult> {
+    return this.call({ operation: "act", request }, ActResultSchema, control);
   }
 
-  observe(request: ObserveRequest): Promise<Action[]> {
-    return this.call({ operation: "observe", request }, ObserveResultSchema);
+  observe(request: ObserveRequest, control: OperationControl = {}): Promise<Action[]> {
+    return this.call({ operation: "observe", request }, ObserveResultSchema, control);
   }
 
-  extract(request: ExtractRequest): Promise<unknown> {
-    return this.call({ operation: "extract", request }, ExtractResultSchema);
+  extract(request: ExtractRequest, control: OperationControl = {}): Promise<unknown> {
+    return this.call({ operation: "extract", request }, ExtractResultSchema, control);
   }
 
   identify(request: IdentifyRequest): Promise<(ElementIdentity | null)[]> {

@@ -2,7 +2,8 @@
  * Browser access for remote clients: `connectUrl` is a WebSocket of this service that carries
  * CDP to a session's browser, opened with a short-lived token minted for that session (never
  * the API key: a v3 client opens the URL with no headers). An open connection lasts until the
- * session ends; the browser's own endpoint is never handed out.
+ * session ends; the browser's own endpoint is never handed out. What clients send keeps the
+ * session from being idle, and the last one leaving may end it (Sessions.clientClosed).
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
@@ -12,6 +13,8 @@ import type { Sessions } from "./sessions.js";
 
 /** How long a minted token may be used to open a connection. */
 const TOKEN_TTL_MS = 10 * 60_000;
+/** A client that answers no ping for this long is gone (its machine died, its network too). */
+const HEARTBEAT_MS = 30_000;
 const CDP_PATH = /^\/v1\/sessions\/([^/]+)\/cdp$/;
 
 export class BrowserAccess {
@@ -49,7 +52,10 @@ export class BrowserAccess {
       this.wss.handleUpgrade(request, socket, head, (client) => {
         const browser = new WebSocket(endpoint, { perMessageDeflate: false });
         const pending: { data: Buffer; binary: boolean }[] = [];
+        this.sessions.clientOpened(session);
         client.on("message", (data: Buffer, binary) => {
+          // A client driving the browser over CDP is using the session.
+          session.touch();
           if (browser.readyState === WebSocket.OPEN) browser.send(data, { binary });
           else pending.push({ data, binary });
         });
@@ -57,15 +63,30 @@ export class BrowserAccess {
           for (const m of pending.splice(0)) browser.send(m.data, { binary: m.binary });
         });
         browser.on("message", (data: Buffer, binary) => client.send(data, { binary }));
+        let closed = false;
         const closeBoth = () => {
           client.terminate();
           browser.terminate();
+          if (closed) return;
+          closed = true;
+          this.sessions.clientClosed(session);
         };
         client.on("close", closeBoth);
         browser.on("close", closeBoth);
         client.on("error", closeBoth);
         browser.on("error", closeBoth);
         session.onEnd(closeBoth);
+        let alive = true;
+        client.on("pong", () => {
+          alive = true;
+        });
+        const heartbeat = setInterval(() => {
+          if (!alive) return closeBoth();
+          alive = false;
+          client.ping();
+        }, HEARTBEAT_MS);
+        heartbeat.unref();
+        client.on("close", () => clearInterval(heartbeat));
       });
     });
   }

@@ -33,6 +33,8 @@ export interface ServiceConfig {
   rule: AddressRule;
   maxSessions: number;
   idleMs: number;
+  /** How long a session without keepAlive outlives its last CDP client (5 s). */
+  releaseGraceMs: number;
   /** act, extract and observe answers kept in the data folder's `cache/`. */
   serverCache: boolean;
   /** Requests a minute per project. */
@@ -61,6 +63,8 @@ export function serviceConfig(
     rule: { ...STRICT_RULE, allowHosts },
     maxSessions: e.WAYFARER_MAX_SESSIONS,
     idleMs: e.WAYFARER_SESSION_IDLE_MS,
+    // A client that reconnects, or ends the session itself right after closing (v3 clients do).
+    releaseGraceMs: 5_000,
     ratePerMinute: e.WAYFARER_RATE_LIMIT,
     serverCache: e.WAYFARER_SERVER_CACHE === "on",
     trustProxy:

@@ -55,6 +55,8 @@ export class Session {
   private sink: ((line: LogLine) => void) | undefined;
   private ended: Promise<void> | undefined;
   private readonly endHooks: (() => void)[] = [];
+  /** Open CDP connections of remote clients (through the service's proxy). */
+  clients = 0;
 
   private constructor(
     /** What the platform's view of the session shows back (never the model key). */
@@ -134,6 +136,11 @@ export class Session {
       this.sink = undefined;
       this.lastUsed = Date.now();
     }
+  }
+
+  /** Something a client did (a CDP message it sent): the session is not idle. */
+  touch(): void {
+    this.lastUsed = Date.now();
   }
 
   /** The session's open pages: their frame ids, URLs and titles. */

@@ -1,6 +1,7 @@
 /**
  * The sessions this instance holds: started, found by id within a project (another project's
- * session answers as if it did not exist), ended on request, when idle, or all at shutdown.
+ * session answers as if it did not exist), ended on request, when idle, when the last client
+ * of a session without keepAlive goes away, or all at shutdown.
  */
 import type { ServiceConfig } from "./config.js";
 import { ServiceFull, SessionNotFound } from "./serviceErrors.js";
@@ -13,7 +14,9 @@ export class Sessions {
   private readonly reaper: NodeJS.Timeout;
 
   constructor(private readonly config: ServiceConfig) {
-    this.reaper = setInterval(() => void this.endIdle(), Math.min(config.idleMs, 30_000));
+    // Looked for four times per idle period: a session outlives its idle time by a quarter at most.
+    const every = Math.min(Math.max(config.idleMs / 4, 250), 30_000);
+    this.reaper = setInterval(() => void this.endIdle(), every);
     this.reaper.unref();
   }
 
@@ -55,6 +58,27 @@ export class Sessions {
     await session.end();
   }
 
+  /** A CDP client of the session connected (through the proxy). */
+  clientOpened(session: Session): void {
+    session.clients++;
+    session.touch();
+  }
+
+  /**
+   * A CDP client went away. The last one ends a session without keepAlive, after a grace, unless
+   * a client came back or an operation runs; a keepAlive session stays until ended or idle.
+   */
+  clientClosed(session: Session): void {
+    session.clients--;
+    session.touch();
+    if (session.details.keepAlive || session.clients > 0) return;
+    setTimeout(() => {
+      if (session.clients > 0 || session.isBusy || this.live.get(session.id) !== session) return;
+      this.live.delete(session.id);
+      void session.end().catch(() => {});
+    }, this.config.releaseGraceMs).unref();
+  }
+
   /** A live session by id, whatever its project (the CDP proxy checks its token instead). */
   find(id: string): Session | undefined {
     return this.live.get(id);
@@ -79,7 +103,8 @@ export class Sessions {
   private async endIdle(): Promise<void> {
     const now = Date.now();
     for (const [id, session] of this.live) {
-      if (!session.isBusy && now - session.lastUsed > this.config.idleMs) {
+      // A connected client is there even when it sends nothing (the heartbeat drops dead ones).
+      if (!session.isBusy && session.clients === 0 && now - session.lastUsed > this.config.idleMs) {
         this.live.delete(id);
         await session.end().catch(() => {});
       }

@@ -110,11 +110,11 @@ function run(
   const result = (work: Promise<unknown>) => work.then((r) => ({ result: r }));
   switch (call.operation) {
     case "act":
-      return result(operations.act(call.request));
+      return result(operations.act(call.request, { signal }));
     case "observe":
-      return result(operations.observe(call.request));
+      return result(operations.observe(call.request, { signal }));
     case "extract":
-      return result(operations.extract(call.request));
+      return result(operations.extract(call.request, { signal }));
     // As v1 answers it: the run's result, and its cache entry beside it.
     case "agentExecute":
       return operations.agentExecute(call.request, { signal, onEvent });

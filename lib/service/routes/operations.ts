@@ -156,6 +156,7 @@ export function operationRoutes(deps: {
     asksModel: boolean,
     live: (operations: Operations) => Promise<R>,
     keep: (result: R) => unknown,
+    signal: AbortSignal,
   ) => {
     return async (operations: Operations, context: Context): Promise<unknown> => {
       const store = deps.cache;
@@ -163,10 +164,10 @@ export function operationRoutes(deps: {
         !store || !asksModel || bypassed(request.headers) || body.options?.serverCache === false;
       if (off) return live(operations);
       const page = await pageById(context, body.frameId);
-      const { pageText } = (await operations.extract({
-        options: {},
-        ...(body.frameId ? { frameId: body.frameId } : {}),
-      })) as { pageText: string };
+      const { pageText } = (await operations.extract(
+        { options: {}, ...(body.frameId ? { frameId: body.frameId } : {}) },
+        { signal },
+      )) as { pageText: string };
       // A project's entries are its own: another's calls never learn what it asked.
       const key = serverCacheKey(
         operation,
@@ -178,7 +179,7 @@ export function operationRoutes(deps: {
       if (hit !== undefined) {
         const result =
           operation === "act"
-            ? await operations.act({ ...(body as ActRequest), input: hit as Action })
+            ? await operations.act({ ...(body as ActRequest), input: hit as Action }, { signal })
             : hit;
         return new CachedAnswer(result, "HIT");
       }
@@ -210,7 +211,7 @@ export function operationRoutes(deps: {
         reply,
         ActBodySchema,
         "act body",
-        (session, { streamResponse: _, ...body }, out) =>
+        (session, { streamResponse: _, ...body }, out, signal) =>
           session.operate(
             "act",
             cached(
@@ -218,9 +219,10 @@ export function operationRoutes(deps: {
               "act",
               body,
               typeof body.input === "string",
-              (operations) => operations.act(body),
+              (operations) => operations.act(body, { signal }),
               // The action that worked, performed again on a HIT.
               (result) => (result.success ? result.actions.at(-1) : undefined),
+              signal,
             ),
             out?.line,
           ),
@@ -232,7 +234,7 @@ export function operationRoutes(deps: {
         reply,
         ExtractBodySchema,
         "extract body",
-        (session, { streamResponse: _, ...body }, out) =>
+        (session, { streamResponse: _, ...body }, out, signal) =>
           session.operate(
             "extract",
             cached(
@@ -240,8 +242,9 @@ export function operationRoutes(deps: {
               "extract",
               body,
               body.instruction !== undefined,
-              (operations) => operations.extract(body),
+              (operations) => operations.extract(body, { signal }),
               (result) => result,
+              signal,
             ),
             out?.line,
           ),
@@ -273,7 +276,7 @@ export function operationRoutes(deps: {
         reply,
         ObserveBodySchema,
         "observe body",
-        (session, { streamResponse: _, ...body }, out) =>
+        (session, { streamResponse: _, ...body }, out, signal) =>
           session.operate(
             "observe",
             cached(
@@ -281,8 +284,9 @@ export function operationRoutes(deps: {
               "observe",
               body,
               body.instruction !== undefined,
-              (operations) => operations.observe(body),
+              (operations) => operations.observe(body, { signal }),
               (result) => (result.length ? result : undefined),
+              signal,
             ),
             out?.line,
           ),

@@ -1,0 +1,98 @@
+/**
+ * A client that goes away while act, extract or observe waits on the model: its call stops at
+ * once (the model request is cancelled), whether it asked for JSON or a stream, and the session
+ * takes the next operation long before the call's own timeout would have freed it.
+ */
+import { HttpResponse, http } from "msw";
+import { describe, expect, it } from "vitest";
+import { useModelServer } from "../support/llm/modelServer.js";
+import { KEYS, useService } from "../support/service.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const server = useStaticServer();
+const model = useModelServer();
+const service = useService({ serverCache: false });
+
+/** A model that answers nothing until its request is cancelled, and counts the cancellations. */
+function stalledModel() {
+  const seen = { asked: 0, cancelled: 0 };
+  model.use(
+    http.post("https://api.openai.com/v1/*", ({ request }) => {
+      seen.asked++;
+      return new Promise<Response>((resolve) => {
+        request.signal.addEventListener("abort", () => {
+          seen.cancelled++;
+          resolve(HttpResponse.json({ error: "cancelled" }, { status: 499 }));
+        });
+      });
+    }),
+  );
+  return seen;
+}
+
+const calls = [
+  {
+    path: "act",
+    body: { input: "click the buy button", options: { timeout: 60_000 } },
+    stream: false,
+  },
+  {
+    path: "extract",
+    body: { instruction: "the product's price", options: { timeout: 60_000 } },
+    stream: true,
+  },
+  {
+    path: "observe",
+    body: { instruction: "the buttons", options: { timeout: 60_000 } },
+    stream: false,
+  },
+];
+
+describe("a client that goes away", () => {
+  for (const { path, body, stream } of calls) {
+    it(`stops its ${path} (${stream ? "SSE" : "JSON"}) and the session takes the next operation`, async () => {
+      const seen = stalledModel();
+      const started = await service.call("POST", "/v1/sessions/start", {
+        body: { modelName: "openai/gpt-4.1-mini" },
+        headers: { "x-model-api-key": "sk-disconnect-key-123456" },
+      });
+      const id = started.body.data.sessionId as string;
+      try {
+        await service.call("POST", `/v1/sessions/${id}/navigate`, {
+          body: { url: server.url("outline/shop.html") },
+        });
+        const gone = new AbortController();
+        const pending = fetch(`${service.url}/v1/sessions/${id}/${path}`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "x-wf-api-key": KEYS.alpha,
+            "x-stream-response": String(stream),
+          },
+          body: JSON.stringify(body),
+          signal: gone.signal,
+        }).then((r) => r.text());
+        // The call is waiting on the model.
+        const asked = Date.now();
+        while (seen.asked === 0 && Date.now() - asked < 10_000) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(seen.asked).toBe(1);
+        const left = Date.now();
+        gone.abort();
+        await pending.catch(() => {});
+        let status = 409;
+        while (status === 409 && Date.now() - left < 20_000) {
+          await new Promise((r) => setTimeout(r, 100));
+          status = (await service.call("POST", `/v1/sessions/${id}/extract`, { body: {} })).status;
+        }
+        expect(status).toBe(200);
+        // Far sooner than the call's 60 s timeout: the call stopped when its client left.
+        expect(Date.now() - left).toBeLessThan(10_000);
+        expect(seen.cancelled).toBe(1);
+      } finally {
+        await service.call("POST", `/v1/sessions/${id}/end`);
+      }
+    });
+  }
+});
