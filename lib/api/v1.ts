@@ -106,6 +106,9 @@ export const StartDataSchema = z.looseObject({
   sessionId: z.string().min(1),
   cdpUrl: z.string().optional(),
   available: z.boolean(),
+  // Ours, optional on the wire: the session's live dashboard (a read-only token in the fragment).
+  sessionUrl: z.string().optional(),
+  debugUrl: z.string().optional(),
 });
 
 export const NavigateBodySchema = z.strictObject({

@@ -10,6 +10,7 @@ import { BrowserAccess } from "./browserAccess.js";
 import type { ServiceConfig } from "./config.js";
 import type { KeyRing } from "./keys.js";
 import { RateLimit } from "./rateLimit.js";
+import { dashboardRoutes } from "./routes/dashboard.js";
 import { healthRoutes } from "./routes/health.js";
 import { operationRoutes } from "./routes/operations.js";
 import { platformRoutes } from "./routes/platform.js";
@@ -59,7 +60,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
     reply.code(404).send({ success: false, message: `No route ${request.method} ${request.url}` });
   });
 
-  // Every route but health needs a project's key.
+  // Every /v1 route needs a project's key (health and the dashboard, with its own token, do not).
   app.addHook("onRequest", async (request, reply) => {
     if (!request.url.startsWith("/v1/")) return;
     const header = request.headers["x-wf-api-key"] ?? request.headers["x-bb-api-key"];
@@ -95,6 +96,8 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
   const access = new BrowserAccess(sessions);
   access.attach(app.server);
   app.register(platformRoutes({ sessions, access, publicUrl: config.publicUrl }));
+  // Behind the session's view token, not an API key.
+  app.register(dashboardRoutes({ sessions }));
 
   return {
     app,

@@ -3,7 +3,7 @@
  * the egress guard under the service's rule), one operation at a time, its log lines handed to
  * whoever asked for the operation under way, and each call's usage kept for `/replay`.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Context } from "../browser/context.js";
 import type { Engine, Operations } from "../engine/engine.js";
 import { createEngine } from "../engine/select.js";
@@ -46,12 +46,38 @@ export interface CallRecord {
   };
 }
 
+/** One operation as the dashboard shows it: when, how long, how it ended. */
+export interface OperationRecord extends CallRecord {
+  startedAt: number;
+  durationMs: number;
+  ok: boolean;
+}
+
+/** A log line the session kept for its dashboard, numbered so a viewer asks only for new ones. */
+export interface KeptLine {
+  seq: number;
+  time: number;
+  level: number;
+  category: string;
+  message: string;
+}
+
+/** How many of its latest log lines a session keeps for its dashboard. */
+const KEPT_LINES = 500;
+
 export class Session {
   readonly id = randomUUID();
   readonly createdAt = Date.now();
   lastUsed = Date.now();
-  readonly calls: CallRecord[] = [];
-  private busy: string | undefined;
+  readonly operations: OperationRecord[] = [];
+  /** The latest log lines (at the session's verbose), for the dashboard. */
+  readonly lines: KeptLine[] = [];
+  /** The read-only, session-scoped credential of the dashboard link; dies with the session. */
+  readonly viewToken = randomBytes(32).toString("base64url");
+  /** Values typed from callers' variables: painted over in the dashboard's pictures. */
+  readonly typedValues = new Set<string>();
+  private lineCount = 0;
+  private busy: { method: string; since: number } | undefined;
   private sink: ((line: LogLine) => void) | undefined;
   private ended: Promise<void> | undefined;
   private readonly endHooks: (() => void)[] = [];
@@ -74,7 +100,7 @@ export class Session {
       env: "LOCAL",
       verbose: init.verbose ?? 1,
       disablePino: true,
-      logger: (line: LogLine) => self?.sink?.(line),
+      logger: (line: LogLine) => self?.heard(line),
       systemPrompt: init.systemPrompt,
       selfHeal: init.selfHeal,
       domSettleTimeout: init.domSettleTimeoutMs,
@@ -115,15 +141,22 @@ export class Session {
     sink?: (line: LogLine) => void,
   ): Promise<T> {
     this.assertFree();
-    this.busy = method;
+    const startedAt = Date.now();
+    this.busy = { method, since: startedAt };
     this.sink = sink;
     const before = this.metrics.snapshot();
+    let ok = false;
     try {
-      return await work(this.engine.operations, this.context);
+      const result = await work(this.engine.operations, this.context);
+      ok = true;
+      return result;
     } finally {
       const after = this.metrics.snapshot();
-      this.calls.push({
+      this.operations.push({
         method,
+        startedAt,
+        durationMs: Date.now() - startedAt,
+        ok,
         tokenUsage: {
           inputTokens: after.totalPromptTokens - before.totalPromptTokens,
           outputTokens: after.totalCompletionTokens - before.totalCompletionTokens,
@@ -136,6 +169,43 @@ export class Session {
       this.sink = undefined;
       this.lastUsed = Date.now();
     }
+  }
+
+  /** Each call's method and usage, as `/replay` answers them. */
+  get calls(): CallRecord[] {
+    return this.operations.map(({ method, tokenUsage }) => ({ method, tokenUsage }));
+  }
+
+  /** The operation under way, if any, and since when. */
+  get current(): { method: string; since: number } | undefined {
+    return this.busy;
+  }
+
+  /** The page the session shows: its active page. */
+  activePage() {
+    return this.context.activePage();
+  }
+
+  /** A caller's variables (plain values or `{value}`), kept to be painted over in pictures. */
+  rememberValues(variables: Record<string, unknown> | undefined): void {
+    for (const v of Object.values(variables ?? {})) {
+      const value = v && typeof v === "object" ? (v as { value?: unknown }).value : v;
+      if (typeof value === "string" || typeof value === "number")
+        this.typedValues.add(String(value));
+    }
+  }
+
+  /** A log line: kept for the dashboard, and handed to whoever runs the operation under way. */
+  private heard(line: LogLine): void {
+    this.lines.push({
+      seq: ++this.lineCount,
+      time: Date.now(),
+      level: line.level,
+      category: line.category,
+      message: line.message,
+    });
+    if (this.lines.length > KEPT_LINES) this.lines.splice(0, this.lines.length - KEPT_LINES);
+    this.sink?.(line);
   }
 
   /** Something a client did (a CDP message it sent): the session is not idle. */
@@ -159,7 +229,7 @@ export class Session {
     if (this.ended) throw new ServiceError(`The session ${this.id} has ended.`);
     if (this.busy) {
       throw new SessionBusyError(
-        `The session is busy with ${this.busy}: one operation at a time (end it with /end).`,
+        `The session is busy with ${this.busy.method}: one operation at a time (end it with /end).`,
       );
     }
   }

@@ -106,6 +106,12 @@ export function operationRoutes(deps: {
       if (refusedModel) throw refusedModel;
       // Last, with no wait before the operation claims the session: a second caller gets 409.
       session.assertFree();
+      // Values a caller types are painted over in the dashboard's pictures.
+      const { options, executeOptions } = body as {
+        options?: { variables?: Record<string, unknown> };
+        executeOptions?: { variables?: Record<string, unknown> };
+      };
+      session.rememberValues(options?.variables ?? executeOptions?.variables);
     } catch (error) {
       return reply.code(statusOf(error)).send(failureBody(error));
     }

@@ -2,13 +2,14 @@
  * The browser-platform routes an existing v3 client asks (DESIGN.md, "The browser connection"):
  * `GET /v1/sessions/{id}` (its `connectUrl`), `GET /v1/sessions/{id}/debug`, and
  * `POST /v1/sessions/{id}` with `{status: "REQUEST_RELEASE"}` to end it. Links use the public
- * base URL, never the bind address.
+ * base URL, never the bind address; the debugger links lead to the session's dashboard.
  */
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { parseInput } from "../../options.js";
 import { answerPlain } from "../answers.js";
 import type { BrowserAccess } from "../browserAccess.js";
+import { dashboardLink, publicBase } from "../links.js";
 import type { Sessions } from "../sessions.js";
 
 const Id = z.object({ id: z.string().min(1) });
@@ -20,13 +21,7 @@ export function platformRoutes(deps: {
   publicUrl: string | undefined;
 }): FastifyPluginAsync {
   const { sessions, access } = deps;
-  /**
-   * What clients reach this service by: the configured public URL, else the request's host and
-   * scheme (a trusted proxy's X-Forwarded-Host and X-Forwarded-Proto).
-   */
-  const base = (request: FastifyRequest) =>
-    // request.host is X-Forwarded-Host only from a trusted proxy (WAYFARER_TRUST_PROXY).
-    deps.publicUrl ?? `${request.protocol}://${request.host}`;
+  const base = (request: FastifyRequest) => publicBase(request, deps.publicUrl);
   const ws = (request: FastifyRequest, path: string) =>
     `${base(request).replace(/^http/, "ws")}${path}`;
 
@@ -53,9 +48,11 @@ export function platformRoutes(deps: {
         const session = sessions.get(id, request.project);
         const wsUrl = ws(request, access.mint(session.id));
         const pages = await session.pageList();
+        // Both lead to the session's live dashboard.
+        const dashboard = dashboardLink(base(request), session);
         return {
-          debuggerUrl: `${base(request)}/v1/sessions/${session.id}`,
-          debuggerFullscreenUrl: `${base(request)}/v1/sessions/${session.id}`,
+          debuggerUrl: dashboard,
+          debuggerFullscreenUrl: dashboard,
           wsUrl,
           pages: pages.map((p) => ({ id: p.id, url: p.url, title: p.title })),
         };

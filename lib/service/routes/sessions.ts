@@ -9,6 +9,8 @@ import { parseInput } from "../../options.js";
 import { answerJson } from "../answers.js";
 import type { ServiceConfig } from "../config.js";
 import type { KeyRing } from "../keys.js";
+import { dashboardLink, publicBase } from "../links.js";
+import type { Session } from "../session.js";
 import type { Sessions } from "../sessions.js";
 
 const Id = z.object({ id: z.string().min(1) });
@@ -42,9 +44,13 @@ export function sessionRoutes(deps: {
           body.browserbaseSessionCreateParams ?? {},
           "start body.browserbaseSessionCreateParams",
         );
+        // Beside the protocol's fields, the dashboard link (optional on the wire).
+        const answer = (session: Session) => {
+          const sessionUrl = dashboardLink(publicBase(request, config.publicUrl), session);
+          return { sessionId: session.id, available: true, sessionUrl, debugUrl: sessionUrl };
+        };
         if (body.browserbaseSessionID) {
-          const known = sessions.get(body.browserbaseSessionID, request.project);
-          return { sessionId: known.id, available: true };
+          return answer(sessions.get(body.browserbaseSessionID, request.project));
         }
         const modelKey = request.headers["x-model-api-key"];
         const session = await sessions.start({
@@ -62,7 +68,7 @@ export function sessionRoutes(deps: {
           rule: config.rule,
           secrets: keys.secrets,
         });
-        return { sessionId: session.id, available: true };
+        return answer(session);
       }),
     );
 
