@@ -29,6 +29,8 @@ export interface SessionInit {
   keepAlive?: boolean;
   /** The caller's own data about the session, handed back by GET /v1/sessions/{id}. */
   userMetadata?: Record<string, unknown>;
+  /** Platform fields a local browser has no use for: accepted, and said so in the log. */
+  ignored?: string[];
   rule: AddressRule;
   /** Secrets of the service the session's logger must never show (API keys). */
   secrets: string[];
@@ -128,6 +130,12 @@ export class Session {
     const context = await engine.init();
     const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };
     self = new Session(details, init.project, engine, context, metrics);
+    if (init.ignored?.length) {
+      logger.info(
+        "session",
+        `accepted and ignored (a local browser has no use for them): ${init.ignored.join(", ")}`,
+      );
+    }
     return self;
   }
 

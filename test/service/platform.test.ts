@@ -91,6 +91,14 @@ describe("the platform routes and the CDP proxy", () => {
     const id = started.body.data.sessionId as string;
     const info = await service.call("GET", `/v1/sessions/${id}`);
     expect(info.body).toMatchObject({ keepAlive: true, userMetadata: { team: "tea" } });
+    // The rest is said in the session's log (read here through its dashboard).
+    const view = new URL(started.body.data.sessionUrl as string);
+    const state = await fetch(`${view.origin}${view.pathname}/state`, {
+      headers: { "x-wf-view-token": view.hash.replace("#token=", "") },
+    }).then((r) => r.json() as Promise<{ log: { lines: { message: string }[] } }>);
+    expect(state.log.lines.map((l) => l.message)).toContain(
+      "accepted and ignored (a local browser has no use for them): region, browserSettings.blockAds",
+    );
     const size = await service.call("POST", `/v1/sessions/${id}/extract`, { body: {} });
     expect(size.status).toBe(200);
     const pid = service.service.sessions.browserPidOf(id);

@@ -29,6 +29,16 @@ const CreateParamsSchema = z.looseObject({
     .optional(),
 });
 
+/** The create params a local browser does not honour, by path (`region`, `browserSettings.blockAds`). */
+function ignoredFields(params: z.infer<typeof CreateParamsSchema>): string[] {
+  const honoured = new Set(["timeout", "keepAlive", "userMetadata", "browserSettings"]);
+  const top = Object.keys(params).filter((k) => !honoured.has(k));
+  const settings = Object.keys(params.browserSettings ?? {})
+    .filter((k) => k !== "viewport")
+    .map((k) => `browserSettings.${k}`);
+  return [...top, ...settings];
+}
+
 export function sessionRoutes(deps: {
   sessions: Sessions;
   config: ServiceConfig;
@@ -65,6 +75,7 @@ export function sessionRoutes(deps: {
           lifetimeMs: params.timeout === undefined ? undefined : params.timeout * 1000,
           keepAlive: params.keepAlive === true,
           userMetadata: params.userMetadata,
+          ignored: ignoredFields(params),
           rule: config.rule,
           secrets: keys.secrets,
         });
