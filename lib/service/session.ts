@@ -83,6 +83,8 @@ export class Session {
   private sink: ((line: LogLine) => void) | undefined;
   private ended: Promise<void> | undefined;
   private readonly endHooks: (() => void)[] = [];
+  /** Aborted when the session ends: the operation under way stops with it. */
+  private readonly ending = new AbortController();
   /** Open CDP connections of remote clients (through the service's proxy). */
   clients = 0;
 
@@ -245,10 +247,16 @@ export class Session {
   /** Ends the browser; safe to call twice. What was told to onEnd runs first. */
   end(): Promise<void> {
     if (!this.ended) {
+      this.ending.abort(new ServiceError(`The session ${this.id} ended while this operation ran.`));
       for (const hook of this.endHooks.splice(0)) hook();
       this.ended = this.engine.close({ force: true });
     }
     return this.ended;
+  }
+
+  /** Aborts when the session ends. */
+  get endSignal(): AbortSignal {
+    return this.ending.signal;
   }
 
   /** Runs `hook` when the session ends (its CDP connections close). */

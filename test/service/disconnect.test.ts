@@ -1,11 +1,13 @@
 /**
  * A client that goes away while act, extract or observe waits on the model: its call stops at
  * once (the model request is cancelled), whether it asked for JSON or a stream, and the session
- * takes the next operation long before the call's own timeout would have freed it.
+ * takes the next operation long before the call's own timeout would have freed it. And /end
+ * while a call waits: never refused, and the call is answered at once.
  */
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { useModelServer } from "../support/llm/modelServer.js";
+import { waitUntilGone } from "../support/processes.js";
 import { KEYS, useService } from "../support/service.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -95,4 +97,34 @@ describe("a client that goes away", () => {
       }
     });
   }
+});
+
+describe("/end while a call waits on the model", () => {
+  it("is never refused: the session ends with its browser, and the call is answered at once", async () => {
+    const seen = stalledModel();
+    const started = await service.call("POST", "/v1/sessions/start", {
+      body: { modelName: "openai/gpt-4.1-mini" },
+      headers: { "x-model-api-key": "sk-disconnect-key-123456" },
+    });
+    const id = started.body.data.sessionId as string;
+    const pid = service.service.sessions.browserPidOf(id)!;
+    await service.call("POST", `/v1/sessions/${id}/navigate`, {
+      body: { url: server.url("outline/shop.html") },
+    });
+    const acting = service.call("POST", `/v1/sessions/${id}/act`, {
+      body: { input: "click the buy button", options: { timeout: 60_000 } },
+    });
+    const asked = Date.now();
+    while (seen.asked === 0 && Date.now() - asked < 10_000) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const ending = Date.now();
+    const ended = await service.call("POST", `/v1/sessions/${id}/end`);
+    expect(ended.status).toBe(200);
+    const act = await acting;
+    expect(Date.now() - ending).toBeLessThan(10_000);
+    expect(act.body.success).toBe(false);
+    expect(await waitUntilGone(pid)).toEqual([]);
+    expect((await service.call("GET", `/v1/sessions/${id}`)).status).toBe(404);
+  });
 });

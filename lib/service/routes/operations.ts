@@ -115,11 +115,13 @@ export function operationRoutes(deps: {
     } catch (error) {
       return reply.code(statusOf(error)).send(failureBody(error));
     }
+    // The run stops when its client goes away or when the session ends (/end is never refused).
+    const untilEnd = (gone: AbortSignal) => AbortSignal.any([gone, session.endSignal]);
     // A stream's finished frame carries the result; a JSON answer, the result and an id.
     if (wantsStream(request)) {
       return answerStream(
         reply,
-        (out, signal) => perform(session, body, out, signal),
+        (out, signal) => perform(session, body, out, untilEnd(signal)),
         agent
           ? agentFields
           : (answer) =>
@@ -129,7 +131,7 @@ export function operationRoutes(deps: {
       );
     }
     return answerJson(reply, async (signal) => {
-      const answer = await perform(session, body, undefined, signal);
+      const answer = await perform(session, body, undefined, untilEnd(signal));
       if (agent) return agentFields(answer);
       if (!(answer instanceof CachedAnswer)) return { result: answer, actionId: randomUUID() };
       reply
