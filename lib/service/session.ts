@@ -66,6 +66,7 @@ export interface KeptLine {
 
 /** How many of its latest log lines a session keeps for its dashboard. */
 const KEPT_LINES = 500;
+const KEPT_LINE_CHARS = 2_000;
 
 export class Session {
   readonly id = randomUUID();
@@ -212,7 +213,11 @@ export class Session {
       time: Date.now(),
       level: line.level,
       category: line.category,
-      message: line.message,
+      // A debug line may carry a whole outline: the dashboard shows its start.
+      message:
+        line.message.length > KEPT_LINE_CHARS
+          ? `${line.message.slice(0, KEPT_LINE_CHARS)}…`
+          : line.message,
     });
     if (this.lines.length > KEPT_LINES) this.lines.splice(0, this.lines.length - KEPT_LINES);
     this.sink?.(line);

@@ -13,6 +13,8 @@ export interface SessionView {
   current: { method: string; since: number } | null;
   url: string;
   title: string;
+  /** How many operations ran; the latest SHOWN_OPERATIONS of them follow. */
+  operationCount: number;
   operations: {
     method: string;
     startedAt: number;
@@ -25,6 +27,7 @@ export interface SessionView {
   log: { lines: Session["lines"]; next: number };
 }
 
+const SHOWN_OPERATIONS = 100;
 /** How old a picture may be before a viewer's request takes a new one. */
 const PICTURE_MAX_AGE_MS = 500;
 const PICTURE_TIMEOUT_MS = 2_000;
@@ -40,7 +43,8 @@ export async function viewOf(session: Session, after: number): Promise<SessionVi
     current: session.current ?? null,
     url: page?.url() ?? "",
     title,
-    operations: session.operations.map((o) => ({
+    operationCount: session.operations.length,
+    operations: session.operations.slice(-SHOWN_OPERATIONS).map((o) => ({
       method: o.method,
       startedAt: o.startedAt,
       durationMs: o.durationMs,
