@@ -1,22 +1,25 @@
 /**
  * The HTTP service under load on this machine: SESSIONS concurrent sessions, each navigate →
- * act → extract with an instantly answering model (msw, in this process, as the service is), next
- * to the same SESSIONS concurrent runs done in-process with the library in the same run. Per
- * operation: p50 and p95 latency over HTTP and in-process, and what the service adds; the
- * throughput of each; memory per session (the service process and the session's Chromium).
- * Goal (issue 17): p95 added under 50 ms.
+ * act → extract, with the service in a process of its own (`npm run service`, started by
+ * test/support/serviceProcess.ts), next to the same SESSIONS concurrent runs done in-process
+ * with the library in the same run. Both reach the same instantly answering model, the model kit
+ * served over HTTP from this process (test/support/llm/modelHttp.ts), so both pay the same model
+ * path. Per operation: p50 and p95 latency over HTTP and in-process, and what the service adds;
+ * the throughput of each; memory per session (the service process, its Chromium; the same for the
+ * in-process runs). Goal (issue 17): p95 added under 50 ms.
  *
  *   npm run bench:service        BENCH_SESSIONS=10 npm run bench:service
  */
 import { readFileSync } from "node:fs";
-import { setupServer } from "msw/node";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "../lib/index.js";
-import { serviceConfig } from "../lib/service/config.js";
-import { loadKeys } from "../lib/service/keys.js";
-import { buildService } from "../lib/service/server.js";
+import { serveModelKit } from "../test/support/llm/modelHttp.js";
 import { idOfLine, instructionOf, promptOf } from "../test/support/llm/modelServer.js";
 import { openaiResponses } from "../test/support/llm/openai.js";
 import { liveDescendants } from "../test/support/processes.js";
+import { startService } from "../test/support/serviceProcess.js";
 import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
 
@@ -24,7 +27,7 @@ const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 20);
 const KEY = "bench-key-0123456789abcdef";
 const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench-service" };
 
-const model = setupServer(
+const kit = await serveModelKit(
   openaiResponses((request) => {
     const prompt = promptOf(request);
     if (instructionOf(request).includes("cart says")) {
@@ -36,27 +39,34 @@ const model = setupServer(
     return { elements: [{ elementId: id, description: "add", method: "click", arguments: [] }] };
   }),
 );
-model.listen({ onUnhandledRequest: "bypass" });
+// The in-process clients resolve their model as the service does: by OPENAI_BASE_URL, at the kit.
+process.env.OPENAI_BASE_URL = kit.url;
 
 const pages = await startBenchServer();
 const pageUrl = `${pages.origin}/fixtures/outline/shop.html`;
-const config = {
-  ...serviceConfig({ PORT: "0", WAYFARER_ALLOW_HOSTS: "127.0.0.1" }),
-  maxSessions: SESSIONS,
-  ratePerMinute: 1_000_000,
+const dataDir = await mkdtemp(join(tmpdir(), "wayfarer-bench-service-"));
+const service = await startService({
+  WAYFARER_DATA_DIR: dataDir,
+  WAYFARER_API_KEYS: `bench:${KEY}`,
+  WAYFARER_ALLOW_HOSTS: "127.0.0.1",
+  WAYFARER_MAX_SESSIONS: String(SESSIONS),
+  WAYFARER_RATE_LIMIT: "1000000",
   // Every run asks the model, as the in-process runs do.
-  serverCache: false,
-};
-const service = buildService(config, await loadKeys(`bench:${KEY}`, config.dataDir, () => {}));
-const base = await service.app.listen({ host: "127.0.0.1", port: 0 });
+  WAYFARER_SERVER_CACHE: "off",
+  OPENAI_BASE_URL: kit.url,
+});
+const servicePid = service.child.pid!;
 
 type Op = "navigate" | "act" | "extract";
+type Side = "service" | "local";
 const times = { service: new Map<Op, number[]>(), local: new Map<Op, number[]>() };
-const note = (where: "service" | "local", op: Op, ms: number) =>
+const note = (where: Side, op: Op, ms: number) =>
   times[where].set(op, [...(times[where].get(op) ?? []), ms]);
+// A run whose act did not click measures something else: counted and shown.
+const failures: string[] = [];
 
 async function post(path: string, body: unknown): Promise<{ success: boolean; data?: unknown }> {
-  const response = await fetch(`${base}/v1${path}`, {
+  const response = await fetch(`${service.url}/v1${path}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -68,42 +78,66 @@ async function post(path: string, body: unknown): Promise<{ success: boolean; da
   return (await response.json()) as { success: boolean; data?: unknown };
 }
 
-async function timed<T>(where: "service" | "local", op: Op, work: () => Promise<T>): Promise<T> {
+async function timed<T>(where: Side, op: Op, work: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
   const result = await work();
   note(where, op, performance.now() - t0);
   return result;
 }
 
-let peakRss = 0;
-let peakBrowsersKb = 0;
+/** Resident memory of one process, KB (0 once it is gone). */
+function rssKb(pid: number): number {
+  try {
+    const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+const sumRssKb = (pids: number[]) => pids.reduce((sum, pid) => sum + rssKb(pid), 0);
+
+/** Both sides' memory now: each Node process, and the browsers under it. */
+function memoryNow() {
+  return {
+    serviceKb: rssKb(servicePid),
+    serviceBrowsersKb: sumRssKb(liveDescendants(servicePid).filter((p) => p !== servicePid)),
+    localKb: rssKb(process.pid),
+    // The service's process is our child too, but not a browser of ours.
+    localBrowsersKb: sumRssKb(liveDescendants(process.pid).filter((p) => p !== servicePid)),
+  };
+}
+type Memory = ReturnType<typeof memoryNow>;
+const maxOf = (a: Memory, b: Memory): Memory => ({
+  serviceKb: Math.max(a.serviceKb, b.serviceKb),
+  serviceBrowsersKb: Math.max(a.serviceBrowsersKb, b.serviceBrowsersKb),
+  localKb: Math.max(a.localKb, b.localKb),
+  localBrowsersKb: Math.max(a.localBrowsersKb, b.localBrowsersKb),
+});
+let peak = memoryNow();
 const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage.rss());
-  const kb = liveDescendants(process.pid)
-    .map((pid) => {
-      try {
-        return Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * 4;
-      } catch {
-        return 0;
-      }
-    })
-    .reduce((a, b) => a + b, 0);
-  peakBrowsersKb = Math.max(peakBrowsersKb, kb);
+  peak = maxOf(peak, memoryNow());
 }, 200);
 
 async function viaService(): Promise<void> {
   const started = await post("/sessions/start", { modelName: MODEL.modelName });
+  if (!started.success) throw new Error(`no session: ${JSON.stringify(started)}`);
   const { sessionId } = started.data as { sessionId: string };
   try {
     await timed("service", "navigate", () =>
       post(`/sessions/${sessionId}/navigate`, { url: pageUrl, options: {} }),
     );
-    await timed("service", "act", () =>
+    const acted = await timed("service", "act", () =>
       post(`/sessions/${sessionId}/act`, { input: "add black tea to the cart", options: {} }),
     );
-    await timed("service", "extract", () =>
+    const actedResult = (acted.data as { result?: { success?: boolean } } | undefined)?.result;
+    if (!acted.success || !actedResult?.success)
+      failures.push(`service act: ${JSON.stringify(acted)}`);
+    const extracted = await timed("service", "extract", () =>
       post(`/sessions/${sessionId}/extract`, { instruction: "what the cart says", options: {} }),
     );
+    if (!JSON.stringify(extracted).includes("Cart: black")) {
+      failures.push(`service extract: ${JSON.stringify(extracted)}`);
+    }
   } finally {
     await post(`/sessions/${sessionId}/end`, {});
   }
@@ -122,8 +156,12 @@ async function inProcess(): Promise<void> {
   try {
     const page = client.context.activePage()!;
     await timed("local", "navigate", () => page.goto(pageUrl));
-    await timed("local", "act", () => client.act("add black tea to the cart"));
-    await timed("local", "extract", () => client.extract("what the cart says"));
+    const acted = await timed("local", "act", () => client.act("add black tea to the cart"));
+    if (!acted.success) failures.push(`in-process act: ${JSON.stringify(acted)}`);
+    const extracted = await timed("local", "extract", () => client.extract("what the cart says"));
+    if (!JSON.stringify(extracted).includes("Cart: black")) {
+      failures.push(`in-process extract: ${JSON.stringify(extracted)}`);
+    }
   } finally {
     await client.close();
   }
@@ -136,29 +174,28 @@ times.service.clear();
 times.local.clear();
 
 // Two rounds, the order swapped in the second: neither always runs on a warmer machine.
-let serviceMs = 0;
-let localMs = 0;
-let serviceRss = 0;
-let serviceBrowsersKb = 0;
-const runService = async () => {
-  const rssBefore = process.memoryUsage.rss();
-  peakRss = rssBefore;
-  peakBrowsersKb = 0;
+const elapsed = { service: 0, local: 0 };
+// Per side, the most its Node process grew over a round and the most its browsers held.
+const grown = { service: { node: 0, browsers: 0 }, local: { node: 0, browsers: 0 } };
+const round = async (side: Side, one: () => Promise<void>) => {
+  const before = memoryNow();
+  peak = before;
   const t = performance.now();
-  await Promise.all(Array.from({ length: SESSIONS }, viaService));
-  serviceMs += performance.now() - t;
-  serviceRss = Math.max(serviceRss, peakRss - rssBefore);
-  serviceBrowsersKb = Math.max(serviceBrowsersKb, peakBrowsersKb);
+  await Promise.all(Array.from({ length: SESSIONS }, one));
+  elapsed[side] += performance.now() - t;
+  peak = maxOf(peak, memoryNow());
+  const node =
+    side === "service" ? peak.serviceKb - before.serviceKb : peak.localKb - before.localKb;
+  const browsers = side === "service" ? peak.serviceBrowsersKb : peak.localBrowsersKb;
+  grown[side] = {
+    node: Math.max(grown[side].node, node),
+    browsers: Math.max(grown[side].browsers, browsers),
+  };
 };
-const runLocal = async () => {
-  const t = performance.now();
-  await Promise.all(Array.from({ length: SESSIONS }, inProcess));
-  localMs += performance.now() - t;
-};
-await runService();
-await runLocal();
-await runLocal();
-await runService();
+await round("service", viaService);
+await round("local", inProcess);
+await round("local", inProcess);
+await round("service", viaService);
 clearInterval(sampler);
 
 const p = (xs: number[], q: number) => {
@@ -166,7 +203,7 @@ const p = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 console.log(
-  `${SESSIONS} concurrent sessions, navigate → act → extract, instant model, 2 rounds (order swapped)${process.env.BENCH_LOCAL_EGRESS ? "; in-process under the egress guard too" : ""}`,
+  `${SESSIONS} concurrent sessions, navigate → act → extract, instant model over HTTP (the kit, shared), service in its own process, 2 rounds (order swapped)${process.env.BENCH_LOCAL_EGRESS ? "; in-process under the egress guard too" : ""}`,
 );
 console.log("op        service p50/p95     in-process p50/p95   added p50/p95");
 for (const op of ["navigate", "act", "extract"] as const) {
@@ -179,12 +216,20 @@ for (const op of ["navigate", "act", "extract"] as const) {
 }
 const ops = SESSIONS * 3 * 2;
 console.log(
-  `throughput: service ${((ops / serviceMs) * 1000).toFixed(1)} ops/s (${(serviceMs / 1000).toFixed(1)} s in all), in-process ${((ops / localMs) * 1000).toFixed(1)} ops/s (${(localMs / 1000).toFixed(1)} s)`,
+  `throughput: service ${((ops / elapsed.service) * 1000).toFixed(1)} ops/s (${(elapsed.service / 1000).toFixed(1)} s in all), in-process ${((ops / elapsed.local) * 1000).toFixed(1)} ops/s (${(elapsed.local / 1000).toFixed(1)} s)`,
+);
+const mb = (kb: number) => (kb / SESSIONS / 1024).toFixed(1);
+console.log(
+  `memory per session at the peak: service process +${mb(grown.service.node)} MB, its Chromium ${mb(grown.service.browsers)} MB; in-process: this process +${mb(grown.local.node)} MB, its Chromium ${mb(grown.local.browsers)} MB`,
 );
 console.log(
-  `memory per session at the peak: service process +${(serviceRss / SESSIONS / 1024 / 1024).toFixed(1)} MB, its Chromium ${(serviceBrowsersKb / SESSIONS / 1024).toFixed(0)} MB`,
+  `model requests answered by the kit: ${kit.requests().length}, unanswered: ${kit.unhandled().length}; failed runs: ${failures.length}`,
 );
+for (const failure of failures.slice(0, 5)) console.log(`  ${failure.slice(0, 300)}`);
 
-await service.close();
+service.child.kill("SIGTERM");
+const code = await service.exited;
+if (code !== 0) console.log(`the service exited with ${code}`);
+await rm(dataDir, { recursive: true, force: true });
 await pages.close();
-model.close();
+await kit.close();

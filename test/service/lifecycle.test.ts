@@ -1,89 +1,236 @@
 /**
  * The service as `npm run service` runs it, in a process of its own: it says where it listens,
- * makes a key when none is given (shown once, only its hash kept), and on SIGTERM with sessions
- * open ends every browser and exits in time.
+ * makes a key when none is given (shown once, only its hash kept), runs a whole act against the
+ * model kit over HTTP, and on SIGTERM, with sessions open and an act waiting on its model, ends
+ * every browser, answers the act and exits in time.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { liveDescendants } from "../support/processes.js";
+import { http } from "msw";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
+import { shopModel } from "../support/llm/shopModel.js";
+import { liveDescendants, stillRunning } from "../support/processes.js";
+import { type ServiceProcess, startService } from "../support/serviceProcess.js";
+import { useStaticServer } from "../support/staticServer.js";
+import { gate, within } from "../support/waiting.js";
 
-const MAIN = join(import.meta.dirname, "..", "..", "lib", "service", "main.ts");
+const pages = useStaticServer();
+const KEY = "key-lifecycle-0123456789abcdef";
+const MODEL_KEY = "sk-lifecycle-model-123456";
 
-/** Starts the service; resolves with its URL and what it printed before that. */
-async function startService(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
-    env: { ...process.env, PORT: "0", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+let dataDir = "";
+let service: ServiceProcess | undefined;
+let kit: ModelKitServer | undefined;
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "wayfarer-service-"));
+});
+afterEach(async () => {
+  // A test that failed half-way leaves no service (nor its browsers) to the next one.
+  if (service && service.child.exitCode === null && service.child.signalCode === null) {
+    service.child.kill("SIGKILL");
+    await service.exited;
+  }
+  service = undefined;
+  await kit?.close();
+  kit = undefined;
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The service with a project key, its model at the kit, and the fixture server allowed. */
+function serviceAtKit(models: ModelKitServer): Promise<ServiceProcess> {
+  return startService({
+    WAYFARER_DATA_DIR: dataDir,
+    WAYFARER_API_KEYS: `test:${KEY}`,
+    WAYFARER_ALLOW_HOSTS: "127.0.0.1,localhost",
+    OPENAI_BASE_URL: models.url,
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  let printed = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no "listening on" in 20 s: ${printed}`)),
-      20_000,
+}
+
+/** A JSON request with the project's and the model's keys. */
+function post(base: string, path: string, body: unknown = {}): Promise<Response> {
+  return fetch(`${base}/v1${path}`, {
+    method: "POST",
+    headers: {
+      "x-wf-api-key": KEY,
+      "x-model-api-key": MODEL_KEY,
+      "content-type": "application/json",
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The v1 answer's shape, as far as these tests read it. */
+interface Answer {
+  success: boolean;
+  message?: string;
+  data?: { sessionId?: string; result?: unknown };
+}
+
+/** post(), its answer's JSON body read. */
+async function call(base: string, path: string, body: unknown = {}) {
+  const response = await post(base, path, body);
+  return { status: response.status, body: (await response.json()) as Answer };
+}
+
+/**
+ * A request as post() sends it, by a caller that closes its connection after the answer
+ * (`Connection: close`, see the todo below): its status and text, or status 0 and the error
+ * when the connection drops without an answer.
+ */
+function postClosing(
+  base: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve) => {
+    const sent = request(
+      `${base}/v1${path}`,
+      {
+        method: "POST",
+        agent: false,
+        headers: {
+          "x-wf-api-key": KEY,
+          "x-model-api-key": MODEL_KEY,
+          "content-type": "application/json",
+        },
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+        response.on("error", (error) => resolve({ status: 0, text: String(error) }));
+      },
     );
-    child.stdout.on("data", (d: Buffer) => {
-      printed += d.toString();
-      const m = printed.match(/listening on (http:\/\/127\.0\.0\.1:\d+)\n/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`the service exited with ${code}: ${printed}`)));
+    sent.on("error", (error) => resolve({ status: 0, text: String(error) }));
+    sent.end(JSON.stringify(body));
   });
-  return { child, url, printed: () => printed, exited };
 }
 
-/** Those of `pids` still running after up to 2 s. */
-async function stillRunning(pids: number[]): Promise<number[]> {
-  const alive = () =>
-    pids.filter((pid) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-  const end = Date.now() + 2_000;
-  while (alive().length && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  return alive();
+/** A session of the service's project, its page at `page`. */
+async function sessionOn(base: string, page: string): Promise<string> {
+  const started = await call(base, "/sessions/start", { modelName: "openai/gpt-4.1-mini" });
+  expect(started.body).toMatchObject({ success: true });
+  const id = started.body.data!.sessionId!;
+  const navigated = await call(base, `/sessions/${id}/navigate`, { url: page, options: {} });
+  expect(navigated.body).toMatchObject({ success: true });
+  return id;
 }
+
+/** The browsers under the service: each in a process group of its own. */
+const browsersOf = (running: ServiceProcess) =>
+  liveDescendants(running.child.pid!).filter((pid) => pid !== running.child.pid);
 
 describe("npm run service", () => {
   it("makes a key once, and on SIGTERM ends every session's browser and exits within 20 s", async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), "wayfarer-service-"));
-    try {
-      const service = await startService({ WAYFARER_DATA_DIR: dataDir, WAYFARER_API_KEYS: "" });
-      const key = service.printed().match(/: (wf_[\w-]+)\n/)?.[1];
-      expect(key).toBeDefined();
-      const stored = JSON.parse(await readFile(join(dataDir, "keys.json"), "utf8"));
-      expect(Object.keys(stored)).toEqual(["default"]);
-      expect(JSON.stringify(stored)).not.toContain(key!);
-      const start = () =>
-        fetch(`${service.url}/v1/sessions/start`, {
-          method: "POST",
-          headers: { "x-wf-api-key": key!, "content-type": "application/json" },
-          body: "{}",
-        }).then((r) => r.json() as Promise<{ success: boolean }>);
-      expect((await start()).success).toBe(true);
-      expect((await start()).success).toBe(true);
-      // The two browsers, each in a process group of its own under the service.
-      const browsers = liveDescendants(service.child.pid!).filter(
-        (pid) => pid !== service.child.pid,
-      );
-      expect(browsers.length).toBeGreaterThan(1);
-      const stopped = Date.now();
-      service.child.kill("SIGTERM");
-      expect(await service.exited).toBe(0);
-      expect(Date.now() - stopped).toBeLessThan(20_000);
-      expect(await stillRunning(browsers)).toEqual([]);
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    service = await startService({ WAYFARER_DATA_DIR: dataDir, WAYFARER_API_KEYS: "" });
+    const running = service;
+    const key = running.printed().match(/: (wf_[\w-]+)\n/)?.[1];
+    expect(key).toBeDefined();
+    const stored = JSON.parse(await readFile(join(dataDir, "keys.json"), "utf8"));
+    expect(Object.keys(stored)).toEqual(["default"]);
+    expect(JSON.stringify(stored)).not.toContain(key!);
+    const start = () =>
+      fetch(`${running.url}/v1/sessions/start`, {
+        method: "POST",
+        headers: { "x-wf-api-key": key!, "content-type": "application/json" },
+        body: "{}",
+      }).then((r) => r.json() as Promise<{ success: boolean }>);
+    expect((await start()).success).toBe(true);
+    expect((await start()).success).toBe(true);
+    const browsers = browsersOf(running);
+    expect(browsers.length).toBeGreaterThan(1);
+    const stopped = Date.now();
+    running.child.kill("SIGTERM");
+    expect(await within(25_000, "the service's exit", running.exited)).toBe(0);
+    expect(Date.now() - stopped).toBeLessThan(20_000);
+    expect(await stillRunning(browsers)).toEqual([]);
   });
+
+  it("runs act and extract with its model at the kit over HTTP (OPENAI_BASE_URL)", async () => {
+    kit = await serveModelKit(shopModel());
+    service = await serviceAtKit(kit);
+    const running = service;
+    const id = await sessionOn(running.url, pages.url("outline/shop.html"));
+    const acted = await call(running.url, `/sessions/${id}/act`, {
+      input: "add black tea to the cart",
+      options: {},
+    });
+    expect(acted.body).toMatchObject({ success: true, data: { result: { success: true } } });
+    const extracted = await call(running.url, `/sessions/${id}/extract`, {
+      instruction: "what the cart says",
+      options: {},
+    });
+    // The click happened in the service's browser: the cart line changed.
+    expect(extracted.body.data?.result).toEqual({ extraction: "Cart: black" });
+    // Both answers came from the kit, asked with the session's model key.
+    const asked = kit.requestsTo("/v1/responses");
+    expect(asked.map((r) => r.headers.get("authorization"))).toEqual([
+      `Bearer ${MODEL_KEY}`,
+      `Bearer ${MODEL_KEY}`,
+    ]);
+    expect(kit.unhandled()).toEqual([]);
+    expect((await call(running.url, `/sessions/${id}/end`)).body).toEqual({
+      success: true,
+      data: {},
+    });
+    running.child.kill("SIGTERM");
+    expect(await within(25_000, "the service's exit", running.exited)).toBe(0);
+  });
+
+  it("on SIGTERM during an act waiting on its model: the browser ends, the act is answered, exit 0 within 20 s", async () => {
+    const atModel = gate();
+    const release = gate();
+    kit = await serveModelKit(shopModel());
+    // The act's model call is held until the test lets it go (once the shutdown has ended the
+    // browser) or its caller goes away; then the shop's answer (the next handler) is sent.
+    kit.use(
+      http.post("https://api.openai.com/v1/responses", async ({ request }) => {
+        atModel.open();
+        request.signal.addEventListener("abort", release.open, { once: true });
+        await release.opened;
+        return undefined;
+      }),
+    );
+    service = await serviceAtKit(kit);
+    const running = service;
+    const id = await sessionOn(running.url, pages.url("outline/shop.html"));
+    const acting = postClosing(running.url, `/sessions/${id}/act`, {
+      input: "add black tea to the cart",
+      options: {},
+    });
+    await within(20_000, "the act's model request at the kit", atModel.opened);
+    const browsers = browsersOf(running);
+    expect(browsers.length).toBeGreaterThan(0);
+
+    const stopped = Date.now();
+    running.child.kill("SIGTERM");
+    // The shutdown ends the browser while the act still waits on its model...
+    expect(await stillRunning(browsers, 15_000)).toEqual([]);
+    // ...and then the model answers, into an act whose page is gone.
+    release.open();
+    // An answer or a closed connection, never a hang; and never a success. act reports an
+    // action that failed in its result (as v3 does), a call that failed at the top.
+    const answer = await within(20_000, "the in-flight act's answer", acting);
+    if (answer.status !== 0) {
+      const body = JSON.parse(answer.text) as Answer;
+      const result = body.data?.result as { success?: boolean; message?: string } | undefined;
+      expect(body.success ? result : body).toMatchObject({
+        success: false,
+        message: expect.any(String),
+      });
+    }
+    expect(await within(25_000, "the service's exit", running.exited)).toBe(0);
+    expect(Date.now() - stopped).toBeLessThan(20_000);
+    expect(running.printed()).toContain("SIGTERM: ending every session");
+  });
+
+  // Today such a caller's connection, answered with keep-alive after the shutdown began, holds
+  // the server's close open (Fastify keeps it up to 72 s), so the 20 s backstop exits with 1.
+  it.todo("the same with a caller that keeps its connection alive (fetch, the v3 client)");
 });

@@ -64,6 +64,22 @@ export async function waitUntilGone(pgid: number, timeoutMs = 5_000): Promise<nu
   return alive;
 }
 
+/** Those of `pids` (in any process group) still running after up to `timeoutMs`. */
+export async function stillRunning(pids: number[], timeoutMs = 2_000): Promise<number[]> {
+  const alive = () =>
+    pids.filter((pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  const end = Date.now() + timeoutMs;
+  while (alive().length && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  return alive();
+}
+
 /**
  * Starts test/support/openAndWait.ts in a child Node process (a client that opens a page and
  * waits): its browser's pid and profile once it is up, and the child to end as a test pleases.
