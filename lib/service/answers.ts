@@ -11,7 +11,12 @@ import type { StreamFrame } from "../api/v1.js";
 import { NavigationRefusedError, ServiceError, ServiceValidationError } from "../errors.js";
 import type { LogLine } from "../log.js";
 import { readableMessage } from "../readableError.js";
-import { ServiceFull, SessionBusyError, SessionNotFound } from "./serviceErrors.js";
+import {
+  ServiceFull,
+  ServiceStopping,
+  SessionBusyError,
+  SessionNotFound,
+} from "./serviceErrors.js";
 
 /** The header `x-stream-response` when given (it wins), else the body's `streamResponse`. */
 export function wantsStream(request: FastifyRequest): boolean {
@@ -26,7 +31,7 @@ export function statusOf(error: unknown): number {
     return 400;
   if (error instanceof SessionNotFound) return 404;
   if (error instanceof SessionBusyError) return 409;
-  if (error instanceof ServiceFull) return 503;
+  if (error instanceof ServiceFull || error instanceof ServiceStopping) return 503;
   return 500;
 }
 

@@ -87,6 +87,11 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
     }
   });
 
+  // Once stopping, each answer closes its connection, so none is kept alive behind it.
+  app.addHook("onSend", async (_request, reply) => {
+    if (closing) reply.header("connection", "close");
+  });
+
   app.register(healthRoutes({ ready: () => !closing }));
   app.register(sessionRoutes({ sessions, config, keys }));
   const cache = config.serverCache
@@ -105,7 +110,11 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
     async close() {
       closing = true;
       await sessions.endAll();
+      // Every operation is answered by now; a client's kept-alive connection must not hold the
+      // exit (app.close() ends only the idle ones, once, when it starts).
+      const stragglers = setTimeout(() => app.server.closeAllConnections(), 1_000);
       await app.close();
+      clearTimeout(stragglers);
     },
   };
 }

@@ -15,3 +15,8 @@ export class SessionBusyError extends ServiceError {
 export class ServiceFull extends ServiceError {
   override name = "ServiceFull";
 }
+
+/** The service is stopping (SIGTERM): it takes no new work, 503. */
+export class ServiceStopping extends ServiceError {
+  override name = "ServiceStopping";
+}

@@ -4,13 +4,14 @@
  * of a session without keepAlive goes away, or all at shutdown.
  */
 import type { ServiceConfig } from "./config.js";
-import { ServiceFull, SessionNotFound } from "./serviceErrors.js";
+import { ServiceFull, ServiceStopping, SessionNotFound } from "./serviceErrors.js";
 import { Session, type SessionInit } from "./session.js";
 
 export class Sessions {
   private readonly live = new Map<string, Session>();
-  /** Sessions being started count against the limit too. */
-  private starting = 0;
+  /** Sessions being started count against the limit too, and shutdown waits for them. */
+  private readonly starting = new Set<Promise<unknown>>();
+  private stopping = false;
   private readonly reaper: NodeJS.Timeout;
 
   constructor(private readonly config: ServiceConfig) {
@@ -21,14 +22,23 @@ export class Sessions {
   }
 
   async start(init: SessionInit): Promise<Session> {
-    if (this.live.size + this.starting >= this.config.maxSessions) {
+    if (this.stopping) throw stoppingError();
+    if (this.live.size + this.starting.size >= this.config.maxSessions) {
       throw new ServiceFull(
         `The service is full: ${this.config.maxSessions} sessions at most (WAYFARER_MAX_SESSIONS); end one or try again later.`,
       );
     }
-    this.starting++;
+    const opening = Session.open(init);
+    this.starting.add(opening);
     try {
-      const session = await Session.open(init);
+      const session = await opening.catch((error: unknown) => {
+        // A launch cut short by shutdown says so, not how its browser died.
+        throw this.stopping ? stoppingError() : error;
+      });
+      if (this.stopping) {
+        await session.end().catch(() => {});
+        throw stoppingError();
+      }
       this.live.set(session.id, session);
       if (init.lifetimeMs !== undefined) {
         // The platform's session timeout: ended then, whatever it is doing.
@@ -40,7 +50,7 @@ export class Sessions {
       }
       return session;
     } finally {
-      this.starting--;
+      this.starting.delete(opening);
     }
   }
 
@@ -93,8 +103,11 @@ export class Sessions {
     return this.live.size;
   }
 
+  /** Takes no new session, waits for those being started (each then ended) and ends every one. */
   async endAll(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.reaper);
+    await Promise.allSettled([...this.starting]);
     const all = [...this.live.values()];
     this.live.clear();
     await Promise.all(all.map((s) => s.end().catch(() => {})));
@@ -111,3 +124,6 @@ export class Sessions {
     }
   }
 }
+
+const stoppingError = () =>
+  new ServiceStopping("The service is shutting down: start the session again elsewhere.");

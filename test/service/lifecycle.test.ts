@@ -195,4 +195,25 @@ describe("npm run service", () => {
     expect(await stillRunning(browsers)).toEqual([]);
     expect(running.printed()).toContain("SIGTERM: ending every session");
   });
+
+  it("on SIGTERM while a session starts: the start answered 503 (shutting down), no browser left, exit 0 well within 20 s", async () => {
+    service = await startService({ WAYFARER_DATA_DIR: dataDir, WAYFARER_API_KEYS: `test:${KEY}` });
+    const running = service;
+    // By fetch, whose kept-alive connection must not hold the exit.
+    const starting = call(running.url, "/sessions/start", {});
+    // The browser's launch under way (its processes appear under the service).
+    const launching = Date.now();
+    while (browsersOf(running).length === 0 && Date.now() - launching < 10_000) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const stopped = Date.now();
+    running.child.kill("SIGTERM");
+    const answer = await within(20_000, "the start's answer", starting);
+    expect(answer.status).toBe(503);
+    expect(answer.body.message).toContain("shutting down");
+    expect(await within(25_000, "the service's exit", running.exited)).toBe(0);
+    // Not the 20 s backstop: nothing held the exit.
+    expect(Date.now() - stopped).toBeLessThan(10_000);
+    expect(liveDescendants(running.child.pid!)).toEqual([]);
+  });
 });
