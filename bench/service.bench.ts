@@ -65,7 +65,15 @@ const note = (where: Side, op: Op, ms: number) =>
 // A run whose act did not click measures something else: counted and shown.
 const failures: string[] = [];
 
-async function post(path: string, body: unknown): Promise<{ success: boolean; data?: unknown }> {
+/** Per operation, the round trip minus the operation's own time (its server-timing): HTTP and the service's share. */
+const overhead = new Map<Op, number[]>();
+
+async function post(
+  path: string,
+  body: unknown,
+  op?: Op,
+): Promise<{ success: boolean; data?: unknown }> {
+  const t0 = performance.now();
   const response = await fetch(`${service.url}/v1${path}`, {
     method: "POST",
     headers: {
@@ -75,7 +83,12 @@ async function post(path: string, body: unknown): Promise<{ success: boolean; da
     },
     body: JSON.stringify(body),
   });
-  return (await response.json()) as { success: boolean; data?: unknown };
+  const answer = (await response.json()) as { success: boolean; data?: unknown };
+  const own = response.headers.get("server-timing")?.match(/dur=([\d.]+)/)?.[1];
+  if (op && own !== undefined) {
+    overhead.set(op, [...(overhead.get(op) ?? []), performance.now() - t0 - Number(own)]);
+  }
+  return answer;
 }
 
 async function timed<T>(where: Side, op: Op, work: () => Promise<T>): Promise<T> {
@@ -124,16 +137,24 @@ async function viaService(): Promise<void> {
   const { sessionId } = started.data as { sessionId: string };
   try {
     await timed("service", "navigate", () =>
-      post(`/sessions/${sessionId}/navigate`, { url: pageUrl, options: {} }),
+      post(`/sessions/${sessionId}/navigate`, { url: pageUrl, options: {} }, "navigate"),
     );
     const acted = await timed("service", "act", () =>
-      post(`/sessions/${sessionId}/act`, { input: "add black tea to the cart", options: {} }),
+      post(
+        `/sessions/${sessionId}/act`,
+        { input: "add black tea to the cart", options: {} },
+        "act",
+      ),
     );
     const actedResult = (acted.data as { result?: { success?: boolean } } | undefined)?.result;
     if (!acted.success || !actedResult?.success)
       failures.push(`service act: ${JSON.stringify(acted)}`);
     const extracted = await timed("service", "extract", () =>
-      post(`/sessions/${sessionId}/extract`, { instruction: "what the cart says", options: {} }),
+      post(
+        `/sessions/${sessionId}/extract`,
+        { instruction: "what the cart says", options: {} },
+        "extract",
+      ),
     );
     if (!JSON.stringify(extracted).includes("Cart: black")) {
       failures.push(`service extract: ${JSON.stringify(extracted)}`);
@@ -172,6 +193,7 @@ await viaService();
 await inProcess();
 times.service.clear();
 times.local.clear();
+overhead.clear();
 
 // Two rounds, the order swapped in the second: neither always runs on a warmer machine.
 const elapsed = { service: 0, local: 0 };
@@ -213,6 +235,14 @@ for (const op of ["navigate", "act", "extract"] as const) {
   console.log(
     `${op.padEnd(9)} ${f(median(s))} /${f(p(s, 0.95))} ms   ${f(median(l))} /${f(p(l, 0.95))} ms   ${f(median(s) - median(l))} /${f(p(s, 0.95) - p(l, 0.95))} ms`,
   );
+}
+console.log(
+  "the service's own share (round trip minus the operation's server-timing: HTTP, JSON, auth, routing), p50/p95:",
+);
+for (const op of ["navigate", "act", "extract"] as const) {
+  const o = overhead.get(op) ?? [];
+  if (o.length)
+    console.log(`  ${op.padEnd(9)} ${median(o).toFixed(1)} / ${p(o, 0.95).toFixed(1)} ms`);
 }
 const ops = SESSIONS * 3 * 2;
 console.log(
