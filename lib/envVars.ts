@@ -353,6 +353,14 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: true,
   },
   {
+    name: "WAYFARER_API_URL",
+    group: "remote",
+    what: 'The service\'s base URL for `env: "REMOTE"` (`/v1` is appended when absent).',
+    unset:
+      "`http://127.0.0.1:3000/v1` (a service on this machine); on a deployment (Vercel, AWS Lambda) a clear error, since that address is the function's own",
+    secret: false,
+  },
+  {
     name: "BROWSERBASE_API_KEY",
     group: "remote",
     what: "Read only to keep it out of everything written (existing v3 configurations carry it).",

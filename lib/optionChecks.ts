@@ -8,7 +8,7 @@ import {
   ENVIRONMENTS,
   KNOWN_LAUNCH_OPTIONS,
   KNOWN_OPTIONS,
-  NOT_YET_ACTIVE_OPTIONS,
+  REMOTE_ONLY_OPTIONS,
   type V3Options,
 } from "./options.js";
 
@@ -21,9 +21,10 @@ export function checkEnvironment(options: unknown): void {
   }
 }
 
-/** One warning for every option given that does nothing: not built yet, or not known at all. */
+/** One warning for every option given that does nothing: remote-only under LOCAL, or unknown. */
 export function warnAboutInactiveOptions(input: V3Options, logger: Logger): void {
-  const given = NOT_YET_ACTIVE_OPTIONS.filter((k) => input[k] !== undefined);
+  const local = input.env === "LOCAL";
+  const given = local ? REMOTE_ONLY_OPTIONS.filter((k) => input[k] !== undefined) : [];
   const unknown = [
     ...Object.keys(input).filter((k) => !KNOWN_OPTIONS.includes(k)),
     ...Object.keys(input.localBrowserLaunchOptions ?? {})
@@ -34,7 +35,7 @@ export function warnAboutInactiveOptions(input: V3Options, logger: Logger): void
   const parts = [];
   const verb = (list: string[], one: string, many: string) => (list.length === 1 ? one : many);
   if (given.length) {
-    parts.push(`${given.join(", ")} ${verb(given, "has", "have")} no effect in this version yet`);
+    parts.push(`${given.join(", ")} ${verb(given, "acts", "act")} only under env "REMOTE"`);
   }
   if (unknown.length)
     parts.push(`${unknown.join(", ")} ${verb(unknown, "is", "are")} not supported`);

@@ -210,7 +210,7 @@ export const V3OptionsSchema = z.object({
     .boolean()
     .default(true)
     .describe(
-      "The service's cache for act, extract and observe (remote environment only; overridable per call). No effect yet.",
+      "The service's cache for act, extract and observe (remote environment only; overridable per call).",
     ),
   verbose: z
     .union([z.literal(0), z.literal(1), z.literal(2)])
@@ -288,8 +288,8 @@ export type V3Options = z.input<typeof V3OptionsSchema>;
 export const KNOWN_OPTIONS = Object.keys(V3OptionsSchema.shape);
 export type ResolvedOptions = z.output<typeof V3OptionsSchema>;
 
-/** Options given at top level whose capability a later release builds; they are parsed, not yet used. */
-export const NOT_YET_ACTIVE_OPTIONS = [
+/** Options that act only in the remote environment: under LOCAL they are parsed and ignored. */
+export const REMOTE_ONLY_OPTIONS = [
   "serverCache",
   "browserbaseSessionID",
   "browserbaseSessionCreateParams",
@@ -350,9 +350,7 @@ export const ExtractOptionsSchema = z.strictObject({
   serverCache: z
     .boolean()
     .optional()
-    .describe(
-      "Overrides the client's `serverCache` for this call (remote environment only). No effect yet.",
-    ),
+    .describe("Overrides the client's `serverCache` for this call (remote environment only)."),
 });
 export type ExtractOptions = z.input<typeof ExtractOptionsSchema>;
 

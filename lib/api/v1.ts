@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { LogLevelSchema } from "../log.js";
-import { NavigationOptionsSchema } from "../options.js";
+import { NavigationOptionsSchema, V3OptionsSchema } from "../options.js";
 import { WireErrorSchema } from "./errors.js";
 import {
   ActRequestSchema,
@@ -99,6 +99,16 @@ export const StartBodySchema = z.looseObject({
   useTouch: z.boolean().optional(),
   browserbaseSessionCreateParams: z.record(z.string(), z.unknown()).optional(),
   browserbaseSessionID: z.string().min(1).optional(),
+  /** Ours, optional on the wire: how the session reads pages and spends, as the client would. */
+  wayfarer: z
+    .strictObject({
+      outlineTokenBudget: V3OptionsSchema.shape.outlineTokenBudget,
+      maxChunksPerCall: V3OptionsSchema.shape.maxChunksPerCall,
+      tokenCap: V3OptionsSchema.shape.tokenCap,
+      dialogs: z.enum(["dismiss", "accept"]),
+    })
+    .partial()
+    .optional(),
 });
 
 /** Its `data`: a service that cannot take the session says so with an error status instead. */

@@ -22,6 +22,8 @@ export interface LocalEngineOptions {
   context: Omit<ContextSettings, "viewport" | "logger">;
   /** Every request of the browser through the egress proxy, under this rule. */
   egress?: AddressRule;
+  /** A connection to a browser someone else keeps (a remote session): letting go is not news. */
+  quietDetach?: boolean;
 }
 
 const PROXY_SWITCH = /^--(?:proxy-|no-proxy-server|proxy-auto-detect|proxy-pac-url)/;
@@ -84,6 +86,7 @@ export class LocalEngine implements Engine {
       // The browser left running still needs its proxy: it serves while this process lives.
       this.egress?.unref();
       this.connectURL = launched.wsEndpoint;
+      if (this.options.quietDetach) return;
       this.options.logger.info("browser", "left the browser running (keepAlive)", {
         connectURL: launched.wsEndpoint,
         // Its folder goes with it: whoever ends that browser later removes it.

@@ -15,6 +15,10 @@ import {
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
 import type { ResolvedOptions } from "../options.js";
+import { RemoteEngine } from "../remote/remoteEngine.js";
+import { remoteSettings } from "../remote/remoteSettings.js";
+import { serviceBaseUrl } from "../remote/serviceAddress.js";
+import { ServiceHttp } from "../remote/serviceHttp.js";
 import type { Engine, Operations } from "./engine.js";
 import { LocalEngine } from "./localEngine.js";
 import { LocalOperations } from "./localOperations.js";
@@ -57,9 +61,21 @@ export function createEngine(parts: EngineParts): Engine {
       "WAYFARER_API_KEY",
       `env "${options.env}" (or pass apiKey)`,
     );
-  throw new ServiceEnvironmentError(
-    `env "${options.env}" (the remote service) is not available in this version yet; use env "LOCAL".`,
-  );
+  if (options.llmClient) {
+    throw new ServiceValidationError("options.llmClient", [
+      {
+        path: [],
+        message: `a model client object cannot cross to the service under env "${options.env}": configure \`model\` (a name, or { modelName, apiKey, baseURL }) instead`,
+      },
+    ]);
+  }
+  const settings = remoteSettings(options);
+  const http = new ServiceHttp({
+    baseUrl: serviceBaseUrl(),
+    apiKey,
+    modelApiKey: settings.modelApiKey,
+  });
+  return new RemoteEngine(parts, http, settings);
 }
 
 /** A browser on this machine, with the operations given (run here, or across a transport). */

@@ -5,6 +5,7 @@
  * Nothing crosses by reference. What cannot be written as data is refused by name.
  */
 import type { z } from "zod";
+import { markCacheStatus } from "../api/cacheStatus.js";
 import { fromWireError } from "../api/errors.js";
 import {
   type ActRequest,
@@ -32,8 +33,8 @@ import type { MetricsRecorder } from "../metrics.js";
 import { type Action, parseInput } from "../options.js";
 import type { AgentControl, AgentExecuteAnswer, OperationControl, Operations } from "./engine.js";
 
-/** What a `finished` frame carries: the result, and an agent run's cache entry. */
-type Finished = { result?: unknown; cacheEntry?: unknown };
+/** What a `finished` frame carries: the result, an agent run's cache entry, a cache answer. */
+type Finished = { result?: unknown; cacheEntry?: unknown; cacheHit?: boolean };
 
 /** Sends one operation call as JSON text and yields the frames of its answer, as JSON texts. */
 export type Transport = (call: string, signal?: AbortSignal) => AsyncIterable<string>;
@@ -53,7 +54,13 @@ export class WireOperations implements Operations {
   }
 
   extract(request: ExtractRequest, control: OperationControl = {}): Promise<unknown> {
-    return this.call({ operation: "extract", request }, ExtractResultSchema, control);
+    return this.finish({ operation: "extract", request }, control, (data) =>
+      // A service's cache answer is told beside the result (HIT or MISS).
+      markCacheStatus(
+        parseInput(ExtractResultSchema, data.result, "extract result"),
+        data.cacheHit,
+      ),
+    );
   }
 
   identify(request: IdentifyRequest): Promise<(ElementIdentity | null)[]> {

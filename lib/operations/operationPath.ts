@@ -5,7 +5,9 @@
  * (history). The deadline travels in the request and the engine keeps it. Agent runs take the
  * same path in agentHandle.ts, and record no history.
  */
+
 import { z } from "zod";
+import { withCacheStatus } from "../api/cacheStatus.js";
 import { jsonSchemaOf } from "../api/jsonSchema.js";
 import type { ActRequest, ActResult, ExtractRequest, ObserveRequest } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
@@ -132,7 +134,7 @@ export class OperationPath {
       "extract",
       () => this.deps.operations.extract(request),
       { instruction, ...options },
-      (data) => checked(data, schema),
+      (data) => withCacheStatus(data, checked(data, schema)),
     );
   }
 

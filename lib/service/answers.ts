@@ -17,6 +17,7 @@ import {
   SessionBusyError,
   SessionNotFound,
 } from "./serviceErrors.js";
+import type { OperationSink } from "./session.js";
 
 /** The header `x-stream-response` when given (it wins), else the body's `streamResponse`. */
 export function wantsStream(request: FastifyRequest): boolean {
@@ -40,8 +41,7 @@ export function failureBody(error: unknown) {
 }
 
 /** What an operation run for a stream may send besides its result. */
-export interface StreamOut {
-  line: (line: LogLine) => void;
+export interface StreamOut extends OperationSink {
   event: (event: AgentEvent) => void;
 }
 
@@ -128,8 +128,19 @@ export async function answerStream(
         event,
       },
     });
+  // Ours, optional on the wire (v3 clients ignore it): each model call's usage, for the
+  // client's metrics.
+  const usage: OperationSink["usage"] = (group, figures) =>
+    send({
+      type: "log",
+      data: {
+        status: "running",
+        message: { category: "metrics", message: `${group} model usage`, level: 2 },
+        usage: { operation: group, ...figures },
+      },
+    });
   try {
-    const result = await work({ line, event }, signal);
+    const result = await work({ line, event, usage }, signal);
     send({ type: "system", data: { status: "finished", ...finished(result) } });
   } catch (error) {
     send({

@@ -9,7 +9,7 @@ import type { Engine, Operations } from "../engine/engine.js";
 import { createEngine } from "../engine/select.js";
 import { ServiceError } from "../errors.js";
 import { Logger, type LogLevel, type LogLine } from "../log.js";
-import { MetricsRecorder } from "../metrics.js";
+import { type MetricsGroup, MetricsRecorder, type Usage } from "../metrics.js";
 import type { AddressRule } from "../net/addressRule.js";
 import { V3OptionsSchema } from "../options.js";
 import { SessionBusyError } from "./serviceErrors.js";
@@ -29,6 +29,13 @@ export interface SessionInit {
   keepAlive?: boolean;
   /** The caller's own data about the session, handed back by GET /v1/sessions/{id}. */
   userMetadata?: Record<string, unknown>;
+  /** The client's own settings (`wayfarer` of /start): outline budget, chunks, token cap, dialogs. */
+  client?: {
+    outlineTokenBudget?: number;
+    maxChunksPerCall?: number;
+    tokenCap?: number;
+    dialogs?: "dismiss" | "accept";
+  };
   /** Platform fields a local browser has no use for: accepted, and said so in the log. */
   ignored?: string[];
   rule: AddressRule;
@@ -64,6 +71,23 @@ export interface KeptLine {
   message: string;
 }
 
+/** Where the operation under way sends its log lines and each model call's usage. */
+export interface OperationSink {
+  line(line: LogLine): void;
+  usage(group: Exclude<MetricsGroup, "total">, usage: Usage): void;
+}
+
+/** The session's metrics, each model call's usage also told to the operation under way. */
+class RelayedMetrics extends MetricsRecorder {
+  constructor(private readonly current: () => OperationSink | undefined) {
+    super();
+  }
+  override add(group: Exclude<MetricsGroup, "total">, usage: Usage): void {
+    super.add(group, usage);
+    this.current()?.usage(group, usage);
+  }
+}
+
 /** How many of its latest log lines a session keeps for its dashboard. */
 const KEPT_LINES = 500;
 const KEPT_LINE_CHARS = 2_000;
@@ -81,7 +105,7 @@ export class Session {
   readonly typedValues = new Set<string>();
   private lineCount = 0;
   private busy: { method: string; since: number } | undefined;
-  private sink: ((line: LogLine) => void) | undefined;
+  private sink: OperationSink | undefined;
   private ended: Promise<void> | undefined;
   private readonly endHooks: (() => void)[] = [];
   /** Aborted when the session ends: the operation under way stops with it. */
@@ -112,6 +136,7 @@ export class Session {
       ...(init.modelName ? { model: { modelName: init.modelName, apiKey: init.modelApiKey } } : {}),
       egress: { refuse: init.rule.refuse, allowHosts: init.rule.allowHosts ?? [] },
       localBrowserLaunchOptions: init.viewport ? { viewport: init.viewport } : {},
+      ...init.client,
     });
     const logger = new Logger({
       verbose: options.verbose,
@@ -119,7 +144,7 @@ export class Session {
       logger: options.logger,
       secrets: [...init.secrets, init.modelApiKey],
     });
-    const metrics = new MetricsRecorder();
+    const metrics = new RelayedMetrics(() => self?.sink);
     const engine = createEngine({
       options,
       logger,
@@ -149,7 +174,7 @@ export class Session {
   async operate<T>(
     method: string,
     work: (operations: Operations, context: Context) => Promise<T>,
-    sink?: (line: LogLine) => void,
+    sink?: OperationSink,
   ): Promise<T> {
     this.assertFree();
     const startedAt = Date.now();
@@ -220,7 +245,7 @@ export class Session {
           : line.message,
     });
     if (this.lines.length > KEPT_LINES) this.lines.splice(0, this.lines.length - KEPT_LINES);
-    this.sink?.(line);
+    this.sink?.line(line);
   }
 
   /** Something a client did (a CDP message it sent): the session is not idle. */

@@ -41,11 +41,37 @@ describe("construction", () => {
     }
   });
 
-  it("says the remote environment is not available yet when a key is given", () => {
-    const error = catchSync(() => new Client({ env: "REMOTE", apiKey: "wf-key-abcdef", ...quiet }));
-    expect(error).toBeInstanceOf(ServiceEnvironmentError);
-    expect(error.message).toContain("not available in this version yet");
+  it("under REMOTE, refuses a model client object by name, without showing the key", () => {
+    const llmClient = { modelId: "mine", doGenerate: async () => ({}) };
+    const error = catchSync(
+      () =>
+        new Client({
+          env: "REMOTE",
+          apiKey: "wf-key-abcdef",
+          llmClient,
+          ...quiet,
+        } as unknown as V3Options),
+    );
+    expect(error).toBeInstanceOf(ServiceValidationError);
+    expect(error.message).toContain("options.llmClient");
     expect(error.message).not.toContain("wf-key-abcdef");
+  });
+
+  it("under REMOTE on a deployment, an unset WAYFARER_API_URL is an error naming it", () => {
+    const saved = { url: process.env.WAYFARER_API_URL, vercel: process.env.VERCEL };
+    delete process.env.WAYFARER_API_URL;
+    process.env.VERCEL = "1";
+    try {
+      const error = catchSync(
+        () => new Client({ env: "REMOTE", apiKey: "wf-key-abcdef", ...quiet }),
+      );
+      expect(error).toBeInstanceOf(MissingEnvironmentVariableError);
+      expect(error.message).toContain("WAYFARER_API_URL");
+    } finally {
+      if (saved.vercel === undefined) delete process.env.VERCEL;
+      else process.env.VERCEL = saved.vercel;
+      if (saved.url !== undefined) process.env.WAYFARER_API_URL = saved.url;
+    }
   });
 
   it("refuses an unknown WAYFARER_BROWSER_PROFILE in the constructor", () => {
@@ -102,7 +128,7 @@ describe("construction", () => {
     expect(client.browserbaseDebugURL).toBeUndefined();
   });
 
-  it("logs one warning for options that have no effect yet, and for unknown launch options", () => {
+  it("logs one warning for remote-only options under LOCAL, and for unknown launch options", () => {
     const lines: LogLine[] = [];
     new Client({
       env: "LOCAL",
@@ -115,8 +141,8 @@ describe("construction", () => {
     } as V3Options);
     const warnings = lines.filter((l) => l.message.startsWith("options ignored"));
     expect(warnings).toHaveLength(1);
-    // cacheDir is active now (the action cache): only serverCache is still inactive.
-    expect(warnings[0]!.message).toContain("serverCache has no effect");
+    // cacheDir acts everywhere (the action cache); serverCache only under REMOTE.
+    expect(warnings[0]!.message).toContain('serverCache acts only under env "REMOTE"');
     expect(warnings[0]!.message).not.toContain("cacheDir");
     expect(warnings[0]!.message).toContain(
       "headles, localBrowserLaunchOptions.locale are not supported",

@@ -209,7 +209,7 @@ export function operationRoutes(deps: {
             await page.goto(body.url, body.options);
             return null;
           },
-          out?.line,
+          out,
         ),
       ),
     );
@@ -232,7 +232,7 @@ export function operationRoutes(deps: {
               (result) => (result.success ? result.actions.at(-1) : undefined),
               signal,
             ),
-            out?.line,
+            out,
           ),
       ),
     );
@@ -254,7 +254,7 @@ export function operationRoutes(deps: {
               (result) => result,
               signal,
             ),
-            out?.line,
+            out,
           ),
       ),
     );
@@ -273,7 +273,7 @@ export function operationRoutes(deps: {
                 // A client that goes away stops its run; the session stays.
                 { signal, onEvent: out?.event },
               ),
-            out?.line,
+            out,
           ),
         true,
       ),
@@ -296,7 +296,7 @@ export function operationRoutes(deps: {
               (result) => (result.length ? result : undefined),
               signal,
             ),
-            out?.line,
+            out,
           ),
       ),
     );

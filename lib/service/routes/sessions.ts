@@ -76,6 +76,7 @@ export function sessionRoutes(deps: {
           keepAlive: params.keepAlive === true,
           userMetadata: params.userMetadata,
           ignored: ignoredFields(params),
+          client: body.wayfarer,
           rule: config.rule,
           secrets: keys.secrets,
         });
