@@ -30,6 +30,22 @@ export default defineConfig({
           env: { WAYFARER_TEST_ENGINE: "loopback" },
         },
       },
+      {
+        // The behaviour suite again, every client env "REMOTE" on a real service on 127.0.0.1.
+        extends: true,
+        test: {
+          name: "remote",
+          include: [
+            "test/handlers/**/*.test.ts",
+            "test/agent/**/*.test.ts",
+            "test/job/runJob.test.ts",
+            "test/cache/actCache.test.ts",
+            "test/cache/agentCache.test.ts",
+          ],
+          setupFiles: ["test/support/noLeftovers.ts", "test/support/remoteService.ts"],
+          env: { WAYFARER_TEST_ENGINE: "remote" },
+        },
+      },
     ],
   },
 });

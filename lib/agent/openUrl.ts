@@ -5,6 +5,7 @@
  * words, what to do), with Playwright's own as its cause for the debug log.
  */
 import type { Page as PlaywrightPage, Response } from "playwright-core";
+import { unlessUnreachable } from "../browser/egressProxy.js";
 import {
   type NavigationAllowance,
   NavigationRefusedError,
@@ -28,6 +29,7 @@ export async function openUrl(
   // Straight to Playwright: the agent's steps are its result's actions, not history entries.
   return page
     .goto(url, { waitUntil: "domcontentloaded", timeout })
+    .then(unlessUnreachable)
     .catch(async (error: unknown) => {
       await stopLoading(page);
       if (isPlaywrightTimeout(error)) {

@@ -83,8 +83,9 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
       answer.pipe(res);
     });
     upstream.on("timeout", () => upstream.destroy(new Error("no answer in time")));
-    upstream.on("error", () => {
-      if (!res.headersSent) res.writeHead(502).end();
+    upstream.on("error", (error: NodeJS.ErrnoException) => {
+      // Chromium's name for what failed, so the page's goto fails as it would without us.
+      if (!res.headersSent) res.writeHead(502, { [EGRESS_FAILURE]: netCodeOf(error) }).end();
       else res.destroy();
     });
     req.pipe(upstream);
@@ -137,6 +138,38 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
         server.close(() => done());
       }),
   };
+}
+
+/**
+ * The header of the guard's 502 for a site it could not reach: Chromium's error name
+ * (`CONNECTION_REFUSED`), which Page.goto turns back into the failure a direct load would give.
+ */
+export const EGRESS_FAILURE = "x-wayfarer-egress-failure";
+
+/**
+ * A response the egress guard made because it could not reach the site fails as the direct
+ * load would have, with Chromium's own code: `goto` reads the same under the guard as without.
+ */
+export function unlessUnreachable<
+  R extends { headers(): Record<string, string>; status(): number; url(): string },
+>(response: R | null): R | null {
+  const code = response?.headers()[EGRESS_FAILURE];
+  if (code && response?.status() === 502) throw new Error(`net::ERR_${code} at ${response.url()}`);
+  return response;
+}
+
+const NET_CODES: Record<string, string> = {
+  ECONNREFUSED: "CONNECTION_REFUSED",
+  ECONNRESET: "CONNECTION_RESET",
+  EHOSTUNREACH: "ADDRESS_UNREACHABLE",
+  ENETUNREACH: "ADDRESS_UNREACHABLE",
+  ENOTFOUND: "NAME_NOT_RESOLVED",
+  ETIMEDOUT: "TIMED_OUT",
+};
+
+function netCodeOf(error: NodeJS.ErrnoException): string {
+  if (error.message === "no answer in time") return "TIMED_OUT";
+  return NET_CODES[error.code ?? ""] ?? "CONNECTION_FAILED";
 }
 
 /**

@@ -16,9 +16,9 @@ import {
 import { navigationError, readableError, readableReason, surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocator.js";
+import { unlessUnreachable } from "./egressProxy.js";
 import { ownSession } from "./frameSessions.js";
 import { inPage } from "./inPage.js";
-
 import { maskValues } from "./valueMask.js";
 
 export {
@@ -294,7 +294,7 @@ export class Page {
         method,
         timeout,
         `the ${waitUntil} event`,
-        () => run({ waitUntil, timeout }, opts),
+        () => run({ waitUntil, timeout }, opts).then(unlessUnreachable),
         { advice: "Check that the server answers, or pass a longer timeout" },
       ),
       (error) => navigationError(method, target, error),

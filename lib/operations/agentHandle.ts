@@ -73,6 +73,9 @@ export function agentHandle(input: AgentConfig | undefined, deps: AgentHandleDep
       executeOptions,
       frameId: await frameIdOf(context, page),
     };
+    // The page given becomes the active one here too (the engine's side may be another process).
+    const given = page ? context.pageOf(page) : undefined;
+    if (given) context.setActivePage(given);
     const control = { signal, onSafetyCheck, onEvent };
     if (!deps.cache) return (await deps.operations.agentExecute(request, control)).result;
     const on = page ? context.pageOf(page) : context.activePage();

@@ -21,18 +21,51 @@ export interface RemoteCallSettings {
   model: ModelConfiguration | undefined;
 }
 
+const STOP_TIMEOUT_MS = 5_000;
 const BYPASS = { "browserbase-cache-bypass": "true", "x-cache-bypass": "true" };
 
 export function remoteTransport(settings: RemoteCallSettings): Transport {
   return (text, signal) => {
     const call = JSON.parse(text) as OperationCall;
     const { route, body, cacheOff } = routeOf(call, settings);
-    return settings.http.stream(
-      `/sessions/${encodeURIComponent(settings.sessionId())}/${route}`,
-      body,
-      { signal, headers: cacheOff ? BYPASS : {} },
+    const session = `/sessions/${encodeURIComponent(settings.sessionId())}`;
+    return stoppable(signal, settings.http, session, (cut) =>
+      settings.http.stream(`${session}/${route}`, body, {
+        signal: cut,
+        headers: cacheOff ? BYPASS : {},
+      }),
     );
   };
+}
+
+/**
+ * The caller's abort asks the service to stop the run (`/stop`, ours), and the stream is read
+ * on to the run's own answer, as a local run answers its result. A service without that route,
+ * or one that does not answer it, gets the connection cut instead (it stops a run whose client
+ * went away), and the caller gets the abort's reason.
+ */
+async function* stoppable(
+  signal: AbortSignal | undefined,
+  http: ServiceHttp,
+  session: string,
+  open: (cut: AbortSignal) => AsyncIterable<string>,
+): AsyncIterable<string> {
+  const cut = new AbortController();
+  const onAbort = () => {
+    http.json("POST", `${session}/stop`, {}, { timeoutMs: STOP_TIMEOUT_MS }).then(
+      (data) => {
+        if (!(data as { stopped?: unknown })?.stopped) cut.abort(signal?.reason);
+      },
+      () => cut.abort(signal?.reason),
+    );
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    yield* open(cut.signal);
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
 }
 
 function routeOf(

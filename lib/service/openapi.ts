@@ -107,6 +107,12 @@ export function openApiDocument(): object {
         z.object({ result: AgentResultSchema, cacheEntry: z.unknown().optional() }),
       ),
       "/v1/sessions/{id}/end": operation("End the session", z.object({}), z.object({}), false),
+      "/v1/sessions/{id}/stop": operation(
+        "Stop the operation under way (ours): an agent run ends between steps and answers its result",
+        z.object({}),
+        z.object({ stopped: z.boolean() }),
+        false,
+      ),
       "/v1/sessions/{id}/replay": {
         get: {
           summary: "Each call's method and token usage",

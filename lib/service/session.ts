@@ -4,6 +4,7 @@
  * whoever asked for the operation under way, and each call's usage kept for `/replay`.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import type { CDPSession } from "playwright-core";
 import type { Context } from "../browser/context.js";
 import type { Engine, Operations } from "../engine/engine.js";
 import { createEngine } from "../engine/select.js";
@@ -104,12 +105,15 @@ export class Session {
   /** Values typed from callers' variables: painted over in the dashboard's pictures. */
   readonly typedValues = new Set<string>();
   private lineCount = 0;
+  private browserSession: Promise<CDPSession | undefined> | undefined;
   private busy: { method: string; since: number } | undefined;
   private sink: OperationSink | undefined;
   private ended: Promise<void> | undefined;
   private readonly endHooks: (() => void)[] = [];
   /** Aborted when the session ends: the operation under way stops with it. */
   private readonly ending = new AbortController();
+  /** Aborted by a caller's stop: the operation under way stops as its own signal would stop it. */
+  private stopper = new AbortController();
   /** Open CDP connections of remote clients (through the service's proxy). */
   clients = 0;
 
@@ -183,6 +187,7 @@ export class Session {
     const before = this.metrics.snapshot();
     let ok = false;
     try {
+      if (this.clients > 0) await this.catchUp();
       const result = await work(this.engine.operations, this.context);
       ok = true;
       return result;
@@ -253,6 +258,20 @@ export class Session {
     this.lastUsed = Date.now();
   }
 
+  /**
+   * A client driving the browser over CDP changes pages behind this side's back: its goto has
+   * returned, but the events that tell this connection of it may still be on their way. One
+   * round trip on this connection comes back after them (the browser sends in order), so the
+   * operation sees the page as the client left it (its URL, which variable origins rely on).
+   */
+  private async catchUp(): Promise<void> {
+    const browser = this.context.activePage()?.playwrightPage.context().browser();
+    if (!browser) return;
+    this.browserSession ??= browser.newBrowserCDPSession().catch(() => undefined);
+    const session = await this.browserSession;
+    await session?.send("Browser.getVersion").catch(() => {});
+  }
+
   /** The session's open pages: their frame ids, URLs and titles. */
   async pageList(): Promise<{ id: string; url: string; title: string }[]> {
     return Promise.all(
@@ -287,6 +306,22 @@ export class Session {
   /** Aborts when the session ends. */
   get endSignal(): AbortSignal {
     return this.ending.signal;
+  }
+
+  /** What the next operation stops on besides the session's end: a caller's stop. */
+  stopSignalForNext(): AbortSignal {
+    this.stopper = new AbortController();
+    return this.stopper.signal;
+  }
+
+  /**
+   * Stops the operation under way the way a library caller's signal does (an agent run ends
+   * between steps and answers its result); false when nothing runs.
+   */
+  stopCurrent(): boolean {
+    if (!this.busy) return false;
+    this.stopper.abort(new ServiceError("The caller stopped the run."));
+    return true;
   }
 
   /** Runs `hook` when the session ends (its CDP connections close). */

@@ -182,7 +182,7 @@ describe("agent, cua mode", () => {
     });
     expect(stopped.message).toContain("malicious_instructions");
     expect(await status(client)).toBe("Nothing pressed");
-    if (ENGINE === "loopback") {
+    if (ENGINE !== "local") {
       // A function cannot cross the wire: the option is refused by name, nothing runs.
       await expect(
         client.agent({ mode: "cua" }).execute({ instruction: "Press", onSafetyCheck: () => true }),
@@ -206,7 +206,7 @@ describe("agent, cua mode", () => {
   });
 
   // onSafetyCheck is a function: it cannot cross the wire (the test above checks the refusal).
-  it.skipIf(ENGINE === "loopback")(
+  it.skipIf(ENGINE !== "local")(
     "acts on OpenAI's safety checks when onSafetyCheck acknowledges them, and says so to the provider",
     async () => {
       const client = await clients.openOn(server.url("agent/canvas.html"), {
@@ -337,7 +337,7 @@ describe("agent, cua mode", () => {
     expect(stopped.message).toContain("require_confirmation");
     expect(await status(refused)).toBe("Nothing pressed");
     // Acknowledging takes onSafetyCheck, a function the wire cannot carry.
-    if (ENGINE === "loopback") return;
+    if (ENGINE !== "local") return;
 
     const accepted = await open();
     const result = await accepted.agent({ mode: "cua" }).execute({

@@ -7,7 +7,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceValidationError } from "../../lib/index.js";
+import { ServiceNavigationError, ServiceValidationError } from "../../lib/index.js";
 import type { LogLine } from "../../lib/log.js";
 import {
   hostJudge,
@@ -18,6 +18,7 @@ import {
 } from "../../lib/net/addressRule.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
+import { freePort } from "../support/ports.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -107,6 +108,14 @@ describe("the egress guard", () => {
       .map((l) => String(l.auxiliary?.target));
     expect(refused.some((t) => t.includes("169.254.169.254"))).toBe(true);
     expect(refused.some((t) => t.includes("metadata.google.internal"))).toBe(true);
+  });
+
+  it("lets goto fail on a site it cannot reach as it would without the guard (its code, not a 502)", async () => {
+    const client = await clients.open({ egress: { allowHosts: ["127.0.0.1"] } });
+    const url = `http://127.0.0.1:${await freePort()}/`;
+    const error = await failure(client.context.activePage()!.goto(url));
+    expect(error).toBeInstanceOf(ServiceNavigationError);
+    expect(error.message).toContain(`could not open ${url}: the connection was refused`);
   });
 
   it("refuses a browser it does not launch, or one with a proxy of its own", async () => {

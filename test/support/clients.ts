@@ -7,17 +7,43 @@ import { dirname } from "node:path";
 import { afterEach, expect } from "vitest";
 import { Client, type ClientInternals } from "../../lib/client.js";
 import type { V3Options } from "../../lib/index.js";
+import { RemoteEngine } from "../../lib/remote/remoteEngine.js";
+import { remoteSettings } from "../../lib/remote/remoteSettings.js";
+import { ServiceHttp } from "../../lib/remote/serviceHttp.js";
 import { loopbackEngine } from "./loopback.js";
 import { commandLine, waitUntilGone } from "./processes.js";
+import { remoteServiceUrl } from "./remoteAddress.js";
+import { KEYS } from "./service.js";
 
 /**
- * "loopback" (the vitest project of that name sets it): every client's operations cross the
- * JSON loopback, so the same tests prove the behaviour survives the wire types.
+ * "loopback" and "remote" (the vitest projects of those names set it): every client's operations
+ * cross the JSON loopback, or every client is env "REMOTE" on a real service on 127.0.0.1
+ * (remoteService.ts), so the same tests prove the behaviour survives the wire and the service.
  */
-export const ENGINE = process.env.WAYFARER_TEST_ENGINE === "loopback" ? "loopback" : "local";
+export const ENGINE =
+  process.env.WAYFARER_TEST_ENGINE === "loopback" || process.env.WAYFARER_TEST_ENGINE === "remote"
+    ? process.env.WAYFARER_TEST_ENGINE
+    : "local";
 /** What a test gives `new Client(options, internals)` (or runJob) to use that engine. */
 export const engineInternals: ClientInternals =
-  ENGINE === "loopback" ? { engine: loopbackEngine } : {};
+  ENGINE === "loopback"
+    ? { engine: loopbackEngine }
+    : ENGINE === "remote"
+      ? {
+          // The server cache off: each call asks the model, as LOCAL's do.
+          // The service's address given here, not read from the environment a test may change.
+          engine: (parts) => {
+            const options = { ...parts.options, env: "REMOTE" as const, serverCache: false };
+            const settings = remoteSettings(options);
+            const http = new ServiceHttp({
+              baseUrl: `${remoteServiceUrl()}/v1`,
+              apiKey: KEYS.alpha,
+              modelApiKey: settings.modelApiKey,
+            });
+            return new RemoteEngine({ ...parts, options }, http, settings);
+          },
+        }
+      : {};
 
 export interface OpenedClient {
   client: Client;

@@ -116,7 +116,8 @@ export function operationRoutes(deps: {
       return reply.code(statusOf(error)).send(failureBody(error));
     }
     // The run stops when its client goes away or when the session ends (/end is never refused).
-    const untilEnd = (gone: AbortSignal) => AbortSignal.any([gone, session.endSignal]);
+    const untilEnd = (gone: AbortSignal) =>
+      AbortSignal.any([gone, session.endSignal, session.stopSignalForNext()]);
     // A stream's finished frame carries the result; a JSON answer, the result and an id.
     if (wantsStream(request)) {
       return answerStream(
@@ -199,6 +200,14 @@ export function operationRoutes(deps: {
   };
 
   return async (app) => {
+    // Ours, optional on the wire: stops the session's operation under way as a library caller's
+    // signal stops it, so its caller still gets the answer (an agent's result so far).
+    app.post("/v1/sessions/:id/stop", (request, reply) =>
+      answerJson(reply, async () => {
+        const { id } = parseInput(Id, request.params, "path");
+        return { stopped: deps.sessions.get(id, request.project).stopCurrent() };
+      }),
+    );
     app.post("/v1/sessions/:id/navigate", (request, reply) =>
       run(request, reply, NavigateBodySchema, "navigate body", (session, body, out) =>
         session.operate(
