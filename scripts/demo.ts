@@ -3,12 +3,24 @@
  * a bundled demo page served on 127.0.0.1 and the test kit's scripted model (msw, in-process)
  * standing in for a real one. A demonstration of the pipeline, labelled as such; `npm start`
  * runs the real job with a real model.
+ *
+ * `npm run demo:remote` (`--remote`): the same job in the remote environment, as the template
+ * card draws it: a service started here on 127.0.0.1 hosts the browser, and the job reaches it
+ * with WAYFARER_API_KEY and WAYFARER_API_URL, as a deployment would reach its own.
  */
+
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setupServer } from "msw/node";
 import { resolveJob } from "../lib/job/definition.js";
 import { runJob } from "../lib/job/runJob.js";
+import { serviceConfig } from "../lib/service/config.js";
+import { loadKeys } from "../lib/service/keys.js";
+import { buildService } from "../lib/service/server.js";
 import { shopModel } from "../test/support/llm/shopModel.js";
 
 const PAGE = `<!doctype html><html><head><title>Demo tea shop</title></head><body>
@@ -31,8 +43,10 @@ async function main(): Promise<void> {
   const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
   const model = setupServer(scriptedModel);
   model.listen({ onUnhandledRequest: "bypass" });
+  const service = process.argv.includes("--remote") ? await startService() : undefined;
   try {
     console.log("DEMONSTRATION: a bundled page and a scripted model stand in for the real ones.");
+    if (service) console.log(`… remote: the browser is a session of the service at ${service.url}`);
     const job = resolveJob(
       {
         url,
@@ -47,9 +61,28 @@ async function main(): Promise<void> {
       JSON.stringify({ ok: true, data: result.data, timings: result.timings, demo: true }),
     );
   } finally {
+    await service?.close();
     model.close();
     await new Promise((resolve) => site.close(resolve));
   }
+}
+
+/** A service on 127.0.0.1 with a key made for this run; the job is pointed at it. */
+async function startService(): Promise<{ url: string; close(): Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), "wayfarer-demo-service-"));
+  const key = `demo_${randomBytes(16).toString("hex")}`;
+  const config = { ...serviceConfig({ PORT: "0", WAYFARER_ALLOW_HOSTS: "127.0.0.1" }), dataDir };
+  const service = buildService(config, await loadKeys(`demo:${key}`, dataDir, () => {}));
+  const url = await service.app.listen({ host: "127.0.0.1", port: 0 });
+  process.env.WAYFARER_API_KEY = key;
+  process.env.WAYFARER_API_URL = url;
+  return {
+    url,
+    async close() {
+      await service.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 main().catch((error: unknown) => {
