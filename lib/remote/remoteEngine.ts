@@ -23,6 +23,7 @@ import { ServiceAnswerError, type ServiceHttp } from "./serviceHttp.js";
 
 const INIT_TIMEOUT_MS = 60_000;
 const END_TIMEOUT_MS = 10_000;
+const FORCED_END_TIMEOUT_MS = 3_000;
 
 interface SessionLinks {
   id: string;
@@ -190,7 +191,8 @@ export class RemoteEngine implements Engine {
         `/sessions/${encodeURIComponent(id)}/end`,
         {},
         {
-          timeoutMs: force ? END_TIMEOUT_MS / 2 : END_TIMEOUT_MS,
+          // A forced close is the job out of time: its reserve (5 s) must also carry the answer.
+          timeoutMs: force ? FORCED_END_TIMEOUT_MS : END_TIMEOUT_MS,
         },
       );
     } catch (error) {
