@@ -175,7 +175,9 @@ describe(`typed values never leave in any form (seed ${SEED})`, () => {
     const last = VALUES.at(-1)!;
     const page = client.context.activePage()!;
     expect(await page.locator("#mirror").inputValue()).toBe(last);
-    expect(JSON.stringify(results.at(-2))).toContain("You typed: %secret% (really: %secret%)");
+    // (A value ending in white space: the outline collapses it, and its hidden form is trimmed,
+    // so one space may stand before the parenthesis. Nothing of the value shows.)
+    expect(JSON.stringify(results.at(-2))).toMatch(/You typed: %secret% \(really: %secret% ?\)/);
   });
 
   it("through the agent's stream", async () => {
