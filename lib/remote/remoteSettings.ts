@@ -4,7 +4,7 @@
  * each call carries when the client's says more than a name.
  */
 import { KEY_VARIABLES } from "../model/providers.js";
-import type { ModelConfiguration, ResolvedOptions } from "../options.js";
+import { type ModelConfiguration, type ResolvedOptions, V3OptionsSchema } from "../options.js";
 
 export interface RemoteSettings {
   /** Sent as x-model-api-key: the session's model calls use it. */
@@ -32,6 +32,7 @@ export function remoteSettings(
 export function startBody(options: ResolvedOptions): Record<string, unknown> {
   const model = options.model;
   const modelName = typeof model === "string" ? model : model?.modelName;
+  const ours = ourSettings(options);
   return {
     ...(modelName ? { modelName } : {}),
     domSettleTimeoutMs: options.domSettleTimeout,
@@ -41,13 +42,26 @@ export function startBody(options: ResolvedOptions): Record<string, unknown> {
     ...(options.browserbaseSessionCreateParams
       ? { browserbaseSessionCreateParams: options.browserbaseSessionCreateParams }
       : {}),
-    // Ours: how the session reads pages and spends tokens, as this client would locally.
-    wayfarer: {
-      outlineTokenBudget: options.outlineTokenBudget,
-      maxChunksPerCall: options.maxChunksPerCall,
-      ...(options.tokenCap ? { tokenCap: options.tokenCap } : {}),
-      // A handler function stays here: the session dismisses, and the handler sees the rest.
-      ...(typeof options.dialogs === "string" ? { dialogs: options.dialogs } : {}),
-    },
+    // Ours, sent only when they differ from the defaults: a service that checks /start strictly
+    // sees the protocol's fields alone unless the caller asked for more.
+    ...(Object.keys(ours).length ? { wayfarer: ours } : {}),
   };
+}
+
+/** How the session reads pages and spends tokens, where it differs from the defaults. */
+function ourSettings(options: ResolvedOptions): Record<string, unknown> {
+  const defaults = V3OptionsSchema.parse({ env: "LOCAL" });
+  const ours: Record<string, unknown> = {};
+  if (options.outlineTokenBudget !== defaults.outlineTokenBudget) {
+    ours.outlineTokenBudget = options.outlineTokenBudget;
+  }
+  if (options.maxChunksPerCall !== defaults.maxChunksPerCall) {
+    ours.maxChunksPerCall = options.maxChunksPerCall;
+  }
+  if (options.tokenCap) ours.tokenCap = options.tokenCap;
+  // A handler function stays here: the session dismisses, and the handler sees the rest.
+  if (typeof options.dialogs === "string" && options.dialogs !== defaults.dialogs) {
+    ours.dialogs = options.dialogs;
+  }
+  return ours;
 }
