@@ -41,6 +41,9 @@ export default defineConfig({
             "test/job/runJob.test.ts",
             "test/cache/actCache.test.ts",
             "test/cache/agentCache.test.ts",
+            // The page API over the service's CDP proxy: frames, shadow roots, tabs, dialogs.
+            "test/browser/deepLocator.test.ts",
+            "test/browser/pages.test.ts",
           ],
           setupFiles: ["test/support/noLeftovers.ts", "test/support/remoteService.ts"],
           env: { WAYFARER_TEST_ENGINE: "remote" },

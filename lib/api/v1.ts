@@ -105,7 +105,8 @@ export const StartBodySchema = z.looseObject({
       outlineTokenBudget: V3OptionsSchema.shape.outlineTokenBudget,
       maxChunksPerCall: V3OptionsSchema.shape.maxChunksPerCall,
       tokenCap: V3OptionsSchema.shape.tokenCap,
-      dialogs: z.enum(["dismiss", "accept"]),
+      // "leave": the client settles dialogs over its own connection (its handler).
+      dialogs: z.enum(["dismiss", "accept", "leave"]),
     })
     .partial()
     .optional(),

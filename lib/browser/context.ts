@@ -5,10 +5,10 @@
 import type { BrowserContext, Page as PlaywrightPage } from "playwright-core";
 import { ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { type DialogPolicy, parseInput, TimeoutSchema } from "../options.js";
+import { parseInput, TimeoutSchema } from "../options.js";
 import { awaitAtMost, DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { watchCrashes } from "./crashes.js";
-import { settleDialogs } from "./dialogs.js";
+import { type DialogDuty, settleDialogs } from "./dialogs.js";
 import { ownSession } from "./frameSessions.js";
 import {
   guardNavigations,
@@ -23,7 +23,7 @@ import { Page, type PageHooks } from "./page.js";
 const WATCH_WAIT_MS = 2_000;
 
 export interface ContextSettings {
-  dialogs: DialogPolicy;
+  dialogs: DialogDuty;
   viewport: { width: number; height: number } | undefined;
   logger: Logger;
   hooks: PageHooks;

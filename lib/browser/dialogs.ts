@@ -8,7 +8,25 @@ import type { DialogPolicy } from "../options.js";
 
 const HANDLER_BUDGET_MS = 5_000;
 
-export function settleDialogs(page: Page, policy: DialogPolicy, logger: Logger): void {
+/**
+ * Who settles a page's dialogs on this side: the policy; or another connection to the same
+ * browser does (a remote client and its service: exactly one side settles them), and this side
+ * leaves them, saying in its log what the other side does when it knows (`settledElsewhere`).
+ */
+export type DialogDuty = DialogPolicy | "leave" | { settledElsewhere: "dismiss" | "accept" };
+
+export function settleDialogs(page: Page, policy: DialogDuty, logger: Logger): void {
+  // A listener that does not settle still keeps Playwright from dismissing the dialog itself.
+  if (policy === "leave") return void page.on("dialog", () => {});
+  if (typeof policy === "object") {
+    return void page.on("dialog", (dialog) =>
+      logger.info("dialog", `${dialog.type()} dialog ${policy.settledElsewhere}ed`, {
+        type: dialog.type(),
+        message: dialog.message(),
+        url: dialog.page()?.url(),
+      }),
+    );
+  }
   page.on("dialog", (dialog) => void settle(dialog, policy, logger));
 }
 

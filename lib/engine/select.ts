@@ -5,6 +5,7 @@
 
 import { onServerlessHost } from "../browser/chromiumPack.js";
 import type { Context } from "../browser/context.js";
+import type { DialogDuty } from "../browser/dialogs.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import type { PageHooks } from "../browser/page.js";
 import {
@@ -45,6 +46,8 @@ export interface EngineParts {
   logger: Logger;
   hooks: PageHooks;
   records: Records;
+  /** Who settles dialogs on this side, when not the options' policy (a service's session). */
+  dialogDuty?: DialogDuty;
 }
 
 export function createEngine(parts: EngineParts): Engine {
@@ -80,7 +83,7 @@ export function createEngine(parts: EngineParts): Engine {
 
 /** A browser on this machine, with the operations given (run here, or across a transport). */
 export function localEngine(
-  { options, logger, hooks }: EngineParts,
+  { options, logger, hooks, dialogDuty }: EngineParts,
   operations: (context: () => Context) => Operations,
 ): LocalEngine {
   const { egress } = options;
@@ -104,7 +107,7 @@ export function localEngine(
       keepAlive: options.keepAlive,
       launchTimeoutMs: LAUNCH_TIMEOUT_MS,
       logger,
-      context: { dialogs: options.dialogs, hooks },
+      context: { dialogs: dialogDuty ?? options.dialogs, hooks },
     },
     operations,
   );

@@ -149,7 +149,15 @@ export class RemoteEngine implements Engine {
         quietDetach: true,
         launchTimeoutMs: INIT_TIMEOUT_MS,
         logger,
-        context: { dialogs: options.dialogs, hooks: this.parts.hooks },
+        // One side settles dialogs: the service by its policy, or this side by the caller's
+        // handler (the service was told to leave them, in /start).
+        context: {
+          dialogs:
+            typeof options.dialogs === "function"
+              ? options.dialogs
+              : { settledElsewhere: options.dialogs },
+          hooks: this.parts.hooks,
+        },
       },
       () => this.operations,
     );

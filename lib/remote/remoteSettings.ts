@@ -59,9 +59,8 @@ function ourSettings(options: ResolvedOptions): Record<string, unknown> {
     ours.maxChunksPerCall = options.maxChunksPerCall;
   }
   if (options.tokenCap) ours.tokenCap = options.tokenCap;
-  // A handler function stays here: the session dismisses, and the handler sees the rest.
-  if (typeof options.dialogs === "string" && options.dialogs !== defaults.dialogs) {
-    ours.dialogs = options.dialogs;
-  }
+  // A handler is a function: it runs here, and the service leaves dialogs to it.
+  if (typeof options.dialogs === "function") ours.dialogs = "leave";
+  else if (options.dialogs !== defaults.dialogs) ours.dialogs = options.dialogs;
   return ours;
 }

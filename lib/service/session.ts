@@ -35,7 +35,7 @@ export interface SessionInit {
     outlineTokenBudget?: number;
     maxChunksPerCall?: number;
     tokenCap?: number;
-    dialogs?: "dismiss" | "accept";
+    dialogs?: "dismiss" | "accept" | "leave";
   };
   /** Platform fields a local browser has no use for: accepted, and said so in the log. */
   ignored?: string[];
@@ -141,6 +141,8 @@ export class Session {
       egress: { refuse: init.rule.refuse, allowHosts: init.rule.allowHosts ?? [] },
       localBrowserLaunchOptions: init.viewport ? { viewport: init.viewport } : {},
       ...init.client,
+      // "leave" is not a policy of its own: it says who settles (the client), below.
+      ...(init.client?.dialogs === "leave" ? { dialogs: "dismiss" } : {}),
     });
     const logger = new Logger({
       verbose: options.verbose,
@@ -158,6 +160,8 @@ export class Session {
         onFailure: (method, detail) => logger.debug("page", `${method} failed`, { detail }),
       },
       records: { metrics },
+      // A client that settles dialogs over its own connection (its handler) gets them all.
+      ...(init.client?.dialogs === "leave" ? { dialogDuty: "leave" as const } : {}),
     });
     const context = await engine.init();
     const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };
