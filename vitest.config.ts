@@ -1,5 +1,14 @@
 import { defineConfig } from "vitest/config";
 
+/** The behaviour suite: what every engine must do alike. */
+const BEHAVIOUR = [
+  "test/handlers/**/*.test.ts",
+  "test/agent/**/*.test.ts",
+  "test/job/runJob.test.ts",
+  "test/cache/actCache.test.ts",
+  "test/cache/agentCache.test.ts",
+];
+
 export default defineConfig({
   test: {
     globalSetup: ["test/support/globalSetup.ts"],
@@ -20,13 +29,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "loopback",
-          include: [
-            "test/handlers/**/*.test.ts",
-            "test/agent/**/*.test.ts",
-            "test/job/runJob.test.ts",
-            "test/cache/actCache.test.ts",
-            "test/cache/agentCache.test.ts",
-          ],
+          include: BEHAVIOUR,
           env: { WAYFARER_TEST_ENGINE: "loopback" },
         },
       },
@@ -35,16 +38,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "remote",
-          include: [
-            "test/handlers/**/*.test.ts",
-            "test/agent/**/*.test.ts",
-            "test/job/runJob.test.ts",
-            "test/cache/actCache.test.ts",
-            "test/cache/agentCache.test.ts",
-            // The page API over the service's CDP proxy: frames, shadow roots, tabs, dialogs.
-            "test/browser/deepLocator.test.ts",
-            "test/browser/pages.test.ts",
-          ],
+          // And the page API over the service's CDP proxy: frames, shadow roots, tabs, dialogs.
+          include: [...BEHAVIOUR, "test/browser/deepLocator.test.ts", "test/browser/pages.test.ts"],
           setupFiles: ["test/support/noLeftovers.ts", "test/support/remoteService.ts"],
           env: { WAYFARER_TEST_ENGINE: "remote" },
         },

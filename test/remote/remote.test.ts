@@ -3,8 +3,9 @@
  * the service, reached over the CDP proxy; act, extract and observe over SSE; metrics from the
  * service's usage frames; close() ends the session and its browser.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Client } from "../../lib/index.js";
+import { useEnvVars } from "../support/env.js";
 import { useModelServer } from "../support/llm/modelServer.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { waitUntilGone } from "../support/processes.js";
@@ -15,15 +16,7 @@ const server = useStaticServer();
 const model = useModelServer();
 const service = useService();
 
-let savedUrl: string | undefined;
-beforeAll(() => {
-  savedUrl = process.env.WAYFARER_API_URL;
-  process.env.WAYFARER_API_URL = service.url;
-});
-afterAll(() => {
-  if (savedUrl === undefined) delete process.env.WAYFARER_API_URL;
-  else process.env.WAYFARER_API_URL = savedUrl;
-});
+useEnvVars(() => ({ WAYFARER_API_URL: service.url }));
 
 const remote = (extra: Record<string, unknown> = {}) =>
   new Client({

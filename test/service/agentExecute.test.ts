@@ -99,7 +99,6 @@ describe("agentExecute on the service", () => {
         status = (await service.call("POST", `/v1/sessions/${id}/extract`, { body: {} })).status;
       }
       expect(status).toBe(200);
-      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       await service.call("POST", `/v1/sessions/${id}/end`);
     }

@@ -89,8 +89,6 @@ describe("a client that goes away", () => {
           status = (await service.call("POST", `/v1/sessions/${id}/extract`, { body: {} })).status;
         }
         expect(status).toBe(200);
-        // Far sooner than the call's 60 s timeout: the call stopped when its client left.
-        expect(Date.now() - left).toBeLessThan(10_000);
         expect(seen.cancelled).toBe(1);
       } finally {
         await service.call("POST", `/v1/sessions/${id}/end`);
@@ -118,11 +116,11 @@ describe("/end while a call waits on the model", () => {
     while (seen.asked === 0 && Date.now() - asked < 10_000) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    const ending = Date.now();
     const ended = await service.call("POST", `/v1/sessions/${id}/end`);
     expect(ended.status).toBe(200);
     const act = await acting;
-    expect(Date.now() - ending).toBeLessThan(10_000);
+    // Stopped, not left to its 60 s timeout: the model request was cancelled.
+    expect(seen.cancelled).toBe(1);
     expect(act.body.success).toBe(false);
     expect(await waitUntilGone(pid)).toEqual([]);
     expect((await service.call("GET", `/v1/sessions/${id}`)).status).toBe(404);

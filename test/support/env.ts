@@ -21,3 +21,13 @@ export function useBrowserProfile(profile: "local" | "serverless"): void {
   });
   afterAll(() => restore?.());
 }
+
+/** Every test of the file (or enclosing describe) runs with these variables, read at its start. */
+export function useEnvVars(values: () => Record<string, string>): void {
+  let restore: (() => void) | undefined;
+  beforeAll(() => {
+    restore = restoreEnvAfterwards();
+    Object.assign(process.env, values());
+  });
+  afterAll(() => restore?.());
+}

@@ -1,10 +1,10 @@
 /**
  * For the "remote" vitest project: a service on 127.0.0.1 in the test file's own process (so the
  * model kit's msw answers its model calls as it does the library's), which every client of the
- * behaviour suite reaches as env "REMOTE" (clients.ts). The service lets the whole loopback
+ * behaviour suite reaches as env "REMOTE" (clients.ts, by remoteAddress.ts). The service lets the whole loopback
  * range through, as a local browser reaches it.
  */
-import { afterAll, beforeAll } from "vitest";
+import { beforeAll } from "vitest";
 import { STRICT_RULE } from "../../lib/net/addressRule.js";
 import { setRemoteServiceUrl } from "./remoteAddress.js";
 import { useService } from "./service.js";
@@ -15,13 +15,4 @@ const service = useService({
   ratePerMinute: 1_000_000,
 });
 
-let saved: string | undefined;
-beforeAll(() => {
-  saved = process.env.WAYFARER_API_URL;
-  process.env.WAYFARER_API_URL = service.url;
-  setRemoteServiceUrl(service.url);
-});
-afterAll(() => {
-  if (saved === undefined) delete process.env.WAYFARER_API_URL;
-  else process.env.WAYFARER_API_URL = saved;
-});
+beforeAll(() => setRemoteServiceUrl(service.url));
