@@ -193,7 +193,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   {
     name: "WAYFARER_MAX_SESSIONS",
     group: "service",
-    what: "The most sessions (browsers) at once; a `/start` beyond it answers 503.",
+    what: "The most sessions (browsers) at once on this instance; a `/start` beyond it is placed on another instance with room (shared mode), else answers 503.",
     unset: "8",
     secret: false,
   },
@@ -202,6 +202,27 @@ export const ENV_VARS: readonly EnvVar[] = [
     group: "service",
     what: "A session with no operation for this long is ended.",
     unset: "300000 (5 minutes)",
+    secret: false,
+  },
+  {
+    name: "REDIS_URL",
+    group: "service",
+    what: "Shared mode: several instances keep their session registry, server cache, rate-limit counters and session-ended events in this Redis (`redis://[:password@]host:port[/db]`, or `rediss://`), and any instance answers for any session. `WAYFARER_API_KEYS` is then required, the same on every instance.",
+    unset: "embedded: state lives in the process and the data folder",
+    secret: true,
+  },
+  {
+    name: "WAYFARER_INTERNAL_URL",
+    group: "service",
+    what: "Shared mode: the base URL the other instances reach this one by, to forward requests for its sessions.",
+    unset: "`http://HOST:PORT` as bound (the machine's host name when HOST is `0.0.0.0` or `::`)",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_INSTANCE_TTL_MS",
+    group: "service",
+    what: "Shared mode: an instance that has not renewed its entry in Redis for this long is gone; its sessions answer 410 from the others. It renews four times per period.",
+    unset: "10000",
     secret: false,
   },
   {

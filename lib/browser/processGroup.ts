@@ -2,9 +2,11 @@
  * The browsers this process started. Each runs in its own process group, so one signal ends the
  * browser and every helper process it spawned. If Node exits (or is told to) while a browser we
  * own is still running, we end it and remove its temporary profile: nothing is left behind.
+ * A process killed outright runs no hook: the lifeline (lifeline.ts), when armed, does it then.
  */
 import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
+import { lifeline } from "./lifeline.js";
 
 interface Owned {
   /** The launch's own folder (temporary profile, Chromium's temp files). */
@@ -17,10 +19,12 @@ let hooked = false;
 export const ownedProcesses = {
   add(pid: number, sessionDir: string): void {
     owned.set(pid, { sessionDir });
+    lifeline.add(pid, sessionDir);
     hookExit();
   },
   delete(pid: number): void {
     owned.delete(pid);
+    lifeline.delete(pid);
   },
 };
 

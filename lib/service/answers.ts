@@ -12,9 +12,11 @@ import { NavigationRefusedError, ServiceError, ServiceValidationError } from "..
 import type { LogLine } from "../log.js";
 import { readableMessage } from "../readableError.js";
 import {
+  OwnerUnreachable,
   ServiceFull,
   ServiceStopping,
   SessionBusyError,
+  SessionGone,
   SessionNotFound,
 } from "./serviceErrors.js";
 import type { OperationSink } from "./session.js";
@@ -33,6 +35,8 @@ export function statusOf(error: unknown): number {
   if (error instanceof SessionNotFound) return 404;
   if (error instanceof SessionBusyError) return 409;
   if (error instanceof ServiceFull || error instanceof ServiceStopping) return 503;
+  if (error instanceof SessionGone) return 410;
+  if (error instanceof OwnerUnreachable) return 502;
   return 500;
 }
 

@@ -10,6 +10,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Sessions } from "./sessions.js";
+import type { Cluster } from "./shared/cluster.js";
 
 /** How long a minted token may be used to open a connection. */
 const TOKEN_TTL_MS = 10 * 60_000;
@@ -21,7 +22,11 @@ export class BrowserAccess {
   private readonly tokens = new Map<string, { sessionId: string; expires: number }>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 * 1024 });
 
-  constructor(private readonly sessions: Sessions) {}
+  constructor(
+    private readonly sessions: Sessions,
+    /** Shared mode: another instance's session is joined to its owner's proxy. */
+    private readonly cluster?: Cluster,
+  ) {}
 
   /** The path and token of a new connection URL for the session (the caller adds the base). */
   mint(sessionId: string): string {
@@ -34,9 +39,12 @@ export class BrowserAccess {
 
   /** Serves the CDP WebSockets of `server`'s upgrade requests. */
   attach(server: Server): void {
-    server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    server.on("upgrade", async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       const url = URL.parse(request.url ?? "", "http://service");
       const id = url?.pathname.match(CDP_PATH)?.[1];
+      if (id && (await this.cluster?.routeUpgrade(decodeURIComponent(id), request, socket, head))) {
+        return;
+      }
       const token = url?.searchParams.get("token") ?? "";
       const grant = this.tokens.get(token);
       const session = id && grant ? this.sessions.find(decodeURIComponent(id)) : undefined;

@@ -3,6 +3,7 @@
  * service"), with embedded defaults: `npm run service` needs nothing else.
  */
 import { z } from "zod";
+import { ServiceValidationError } from "../errors.js";
 import { type AddressRule, STRICT_RULE } from "../net/addressRule.js";
 import { parseInput } from "../options.js";
 
@@ -21,6 +22,12 @@ const ServiceEnvSchema = z.object({
   WAYFARER_TRUST_PROXY: z.string().optional(),
   WAYFARER_RATE_LIMIT: Count(1_200, 1_000_000),
   WAYFARER_SERVER_CACHE: z.enum(["on", "off"]).default("on"),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/[^\s]+$/, "expected redis://[:password@]host:port[/db] or rediss://…")
+    .optional(),
+  WAYFARER_INTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
+  WAYFARER_INSTANCE_TTL_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
 });
 
 export interface ServiceConfig {
@@ -45,12 +52,31 @@ export interface ServiceConfig {
   publicUrl: string | undefined;
   /** Largest request body, bytes. */
   bodyLimit: number;
+  /** Shared mode (several instances, one Redis); undefined: embedded, state in this process. */
+  shared: SharedConfig | undefined;
+}
+
+export interface SharedConfig {
+  redisUrl: string;
+  /** How the other instances reach this one; undefined: the address it binds, once bound. */
+  internalUrl: string | undefined;
+  /** An instance that has not renewed its entry for this long is gone. */
+  instanceTtlMs: number;
 }
 
 export function serviceConfig(
   env: Record<string, string | undefined> = process.env,
 ): ServiceConfig {
   const e = parseInput(ServiceEnvSchema, env, "the service's environment");
+  if (e.REDIS_URL && !e.WAYFARER_API_KEYS) {
+    // A key made on one instance would open nothing on the others.
+    throw new ServiceValidationError("the service's environment", [
+      {
+        path: ["WAYFARER_API_KEYS"],
+        message: "required with REDIS_URL: the same project:key pairs on every instance",
+      },
+    ]);
+  }
   const allowHosts = (e.WAYFARER_ALLOW_HOSTS ?? "")
     .split(",")
     .map((h) => h.trim())
@@ -73,5 +99,12 @@ export function serviceConfig(
         : e.WAYFARER_TRUST_PROXY === "true" || e.WAYFARER_TRUST_PROXY,
     publicUrl: e.WAYFARER_PUBLIC_URL?.replace(/\/+$/, ""),
     bodyLimit: 4 * 1024 * 1024,
+    shared: e.REDIS_URL
+      ? {
+          redisUrl: e.REDIS_URL,
+          internalUrl: e.WAYFARER_INTERNAL_URL?.replace(/\/+$/, ""),
+          instanceTtlMs: e.WAYFARER_INSTANCE_TTL_MS,
+        }
+      : undefined,
   };
 }

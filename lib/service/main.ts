@@ -1,16 +1,37 @@
 /**
- * `npm run service`: the HTTP service on one machine, embedded defaults. Prints
- * `listening on http://HOST:PORT` when ready; SIGTERM or SIGINT end every session and exit.
+ * `npm run service`: the HTTP service, embedded defaults on one machine, or shared mode with
+ * REDIS_URL (several instances, one Redis). Prints `listening on http://HOST:PORT` when ready;
+ * SIGTERM or SIGINT end every session and exit.
  */
+import { armLifeline } from "../browser/lifeline.js";
+import { readableMessage } from "../readableError.js";
 import { serviceConfig } from "./config.js";
 import { loadKeys } from "./keys.js";
 import { buildService } from "./server.js";
+import { Cluster } from "./shared/cluster.js";
+import { redisAddress } from "./shared/redis.js";
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-const config = serviceConfig();
-const keys = await loadKeys(config.apiKeys, config.dataDir, say);
-const service = buildService(config, keys);
-const address = await service.app.listen({ host: config.host, port: config.port });
+const failed = (error: unknown): never => {
+  process.stderr.write(`${readableMessage(error)}\n`);
+  process.exit(1);
+};
+const config = await Promise.resolve()
+  .then(() => serviceConfig())
+  .catch(failed);
+const keys = await loadKeys(config.apiKeys, config.dataDir, say).catch(failed);
+const cluster = config.shared
+  ? await Cluster.join(config.shared, keys.secrets, config.ratePerMinute).catch(failed)
+  : undefined;
+// Killed outright (SIGKILL, the OOM killer), no exit hook runs: the lifeline ends our browsers.
+armLifeline();
+const service = buildService(config, keys, cluster);
+const address = await service.listen(config.host, config.port).catch(failed);
+if (cluster && config.shared) {
+  say(
+    `shared mode: instance ${cluster.instanceId}, Redis at ${redisAddress(config.shared.redisUrl)}`,
+  );
+}
 say(`listening on ${address}`);
 
 let stopping = false;

@@ -1,8 +1,13 @@
 /**
  * Requests per minute per project, counted in fixed one-minute windows: the shape a shared
- * counter (Redis INCR with an expiry) keeps across instances later.
+ * counter (Redis INCR with an expiry, shared/sharedRateLimit.ts) keeps across instances.
  */
-export class RateLimit {
+export interface Limiter {
+  /** Counts a request; the seconds to wait when it is over the limit, else undefined. */
+  take(who: string): number | undefined | Promise<number | undefined>;
+}
+
+export class RateLimit implements Limiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
   constructor(private readonly perMinute: number) {}

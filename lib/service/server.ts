@@ -2,6 +2,7 @@
  * The HTTP service: browser sessions over the v1 protocol (DESIGN.md, "Wire protocol v1").
  * Wiring only: settings, keys and sessions are made here and handed to the routes.
  */
+import { hostname } from "node:os";
 import { join } from "node:path";
 import Fastify, { type FastifyInstance } from "fastify";
 import { ServiceValidationError } from "../errors.js";
@@ -17,23 +18,30 @@ import { platformRoutes } from "./routes/platform.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { FolderCacheStore } from "./serverCache.js";
 import { Sessions } from "./sessions.js";
+import { type Cluster, sessionInPath } from "./shared/cluster.js";
 
 export interface Service {
   app: FastifyInstance;
   sessions: Sessions;
+  /** Listens, and in shared mode registers this instance by the address it got. */
+  listen(host: string, port: number): Promise<string>;
   /** Stops taking work, ends every session, closes the server. */
   close(): Promise<void>;
 }
 
-export function buildService(config: ServiceConfig, keys: KeyRing): Service {
+/** `cluster`: shared mode (REDIS_URL), joined before the service is built. */
+export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Cluster): Service {
   const app = Fastify({
     bodyLimit: config.bodyLimit,
     logger: false,
     // X-Forwarded-* are believed only from the proxies listed (or any, for "true").
     trustProxy: config.trustProxy,
   });
-  const sessions = new Sessions(config);
-  const limit = new RateLimit(config.ratePerMinute);
+  const sessions = new Sessions(
+    config,
+    cluster && { newId: () => cluster.newSessionId(), watcher: cluster },
+  );
+  const limit = cluster?.limit ?? new RateLimit(config.ratePerMinute);
   let closing = false;
 
   // An empty body is an empty object (`/end` is sent without one); anything else must be JSON.
@@ -62,7 +70,12 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
 
   // Every /v1 route needs a project's key (health and the dashboard, with its own token, do not).
   app.addHook("onRequest", async (request, reply) => {
-    if (!request.url.startsWith("/v1/")) return;
+    if (!request.url.startsWith("/v1/")) {
+      // The dashboard's data of another instance's session: its owner answers (to its token).
+      const viewed = cluster && sessionInPath(request.url);
+      if (viewed) await cluster.routeRequest(viewed, request.raw, reply.raw, () => reply.hijack());
+      return;
+    }
     const header = request.headers["x-wf-api-key"] ?? request.headers["x-bb-api-key"];
     const project = keys.projectOf(typeof header === "string" ? header : undefined);
     if (!project) {
@@ -72,7 +85,8 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
       });
     }
     request.project = project;
-    const wait = limit.take(project);
+    // Counted once, by the instance the caller reached.
+    const wait = cluster?.isForwarded(request.raw) ? undefined : await limit.take(project);
     if (wait !== undefined) {
       return reply
         .code(429)
@@ -85,6 +99,9 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
     if (closing) {
       return reply.code(503).send({ success: false, message: "The service is shutting down." });
     }
+    // Another instance's session: its owner answers, through this one.
+    const named = cluster && sessionInPath(request.url);
+    if (named) await cluster.routeRequest(named, request.raw, reply.raw, () => reply.hijack());
   });
 
   // Once stopping, each answer closes its connection, so none is kept alive behind it.
@@ -93,12 +110,12 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
   });
 
   app.register(healthRoutes({ ready: () => !closing }));
-  app.register(sessionRoutes({ sessions, config, keys }));
-  const cache = config.serverCache
-    ? new FolderCacheStore(join(config.dataDir, "cache"))
-    : undefined;
+  app.register(sessionRoutes({ sessions, config, keys, cluster }));
+  const cache = !config.serverCache
+    ? undefined
+    : (cluster?.cache ?? new FolderCacheStore(join(config.dataDir, "cache")));
   app.register(operationRoutes({ sessions, rule: config.rule, cache }));
-  const access = new BrowserAccess(sessions);
+  const access = new BrowserAccess(sessions, cluster);
   access.attach(app.server);
   app.register(platformRoutes({ sessions, access, publicUrl: config.publicUrl }));
   // Behind the session's view token, not an API key.
@@ -107,9 +124,15 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
   return {
     app,
     sessions,
+    async listen(host, port) {
+      const address = await app.listen({ host, port });
+      await cluster?.announce(internalAddress(address, host), sessions);
+      return address;
+    },
     async close() {
       closing = true;
       await sessions.endAll();
+      await cluster?.close();
       // Every operation is answered by now; a client's kept-alive connection must not hold the
       // exit (app.close() ends only the idle ones, once, when it starts).
       const stragglers = setTimeout(() => app.server.closeAllConnections(), 1_000);
@@ -117,6 +140,14 @@ export function buildService(config: ServiceConfig, keys: KeyRing): Service {
       clearTimeout(stragglers);
     },
   };
+}
+
+/** The bound address as the other instances reach it (a wildcard bind: this machine's name). */
+function internalAddress(address: string, host: string): string {
+  if (host !== "0.0.0.0" && host !== "::") return address;
+  const url = new URL(address);
+  url.hostname = hostname();
+  return url.origin;
 }
 
 declare module "fastify" {

@@ -20,3 +20,13 @@ export class ServiceFull extends ServiceError {
 export class ServiceStopping extends ServiceError {
   override name = "ServiceStopping";
 }
+
+/** The session's owner (another instance, in shared mode) stopped: its browser is gone, 410. */
+export class SessionGone extends ServiceError {
+  override name = "SessionGone";
+}
+
+/** The instance that holds the session cannot be reached or located now: 502, try again. */
+export class OwnerUnreachable extends ServiceError {
+  override name = "OwnerUnreachable";
+}

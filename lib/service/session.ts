@@ -3,7 +3,7 @@
  * the egress guard under the service's rule), one operation at a time, its log lines handed to
  * whoever asked for the operation under way, and each call's usage kept for `/replay`.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { CDPSession } from "playwright-core";
 import type { Context } from "../browser/context.js";
 import type { Engine, Operations } from "../engine/engine.js";
@@ -94,7 +94,6 @@ const KEPT_LINES = 500;
 const KEPT_LINE_CHARS = 2_000;
 
 export class Session {
-  readonly id = randomUUID();
   readonly createdAt = Date.now();
   lastUsed = Date.now();
   readonly operations: OperationRecord[] = [];
@@ -118,6 +117,7 @@ export class Session {
   clients = 0;
 
   private constructor(
+    readonly id: string,
     /** What the platform's view of the session shows back (never the model key). */
     readonly details: { keepAlive: boolean; userMetadata?: Record<string, unknown> },
     readonly project: string,
@@ -127,7 +127,7 @@ export class Session {
   ) {}
 
   /** Launches the session's browser; nothing is left running when this fails. */
-  static async open(init: SessionInit): Promise<Session> {
+  static async open(id: string, init: SessionInit): Promise<Session> {
     let self: Session | undefined;
     const options = V3OptionsSchema.parse({
       env: "LOCAL",
@@ -165,7 +165,7 @@ export class Session {
     });
     const context = await engine.init();
     const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };
-    self = new Session(details, init.project, engine, context, metrics);
+    self = new Session(id, details, init.project, engine, context, metrics);
     if (init.ignored?.length) {
       logger.info(
         "session",

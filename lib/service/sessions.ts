@@ -3,9 +3,16 @@
  * session answers as if it did not exist), ended on request, when idle, when the last client
  * of a session without keepAlive goes away, or all at shutdown.
  */
+import { randomUUID } from "node:crypto";
 import type { ServiceConfig } from "./config.js";
 import { ServiceFull, ServiceStopping, SessionNotFound } from "./serviceErrors.js";
 import { Session, type SessionInit } from "./session.js";
+
+/** Told of each session that starts and ends, and when room changes (the shared registry). */
+export interface SessionWatcher {
+  started(session: Session): void;
+  ended(session: Session): void;
+}
 
 export class Sessions {
   private readonly live = new Map<string, Session>();
@@ -14,7 +21,16 @@ export class Sessions {
   private stopping = false;
   private readonly reaper: NodeJS.Timeout;
 
-  constructor(private readonly config: ServiceConfig) {
+  private readonly newId: () => string;
+  private readonly watcher: SessionWatcher | undefined;
+
+  constructor(
+    private readonly config: ServiceConfig,
+    /** Shared mode: ids that name this instance, and the registry told of each session. */
+    shared?: { newId: () => string; watcher: SessionWatcher },
+  ) {
+    this.newId = shared?.newId ?? randomUUID;
+    this.watcher = shared?.watcher;
     // Looked for four times per idle period: a session outlives its idle time by a quarter at most.
     const every = Math.min(Math.max(config.idleMs / 4, 250), 30_000);
     this.reaper = setInterval(() => void this.endIdle(), every);
@@ -23,12 +39,14 @@ export class Sessions {
 
   async start(init: SessionInit): Promise<Session> {
     if (this.stopping) throw stoppingError();
-    if (this.live.size + this.starting.size >= this.config.maxSessions) {
+    if (this.isFull) {
       throw new ServiceFull(
-        `The service is full: ${this.config.maxSessions} sessions at most (WAYFARER_MAX_SESSIONS); end one or try again later.`,
+        this.watcher
+          ? `Every instance is full: ${this.config.maxSessions} sessions at most on each (WAYFARER_MAX_SESSIONS); end one or try again later.`
+          : `The service is full: ${this.config.maxSessions} sessions at most (WAYFARER_MAX_SESSIONS); end one or try again later.`,
       );
     }
-    const opening = Session.open(init);
+    const opening = Session.open(this.newId(), init);
     this.starting.add(opening);
     try {
       const session = await opening.catch((error: unknown) => {
@@ -40,13 +58,10 @@ export class Sessions {
         throw stoppingError();
       }
       this.live.set(session.id, session);
+      this.watcher?.started(session);
       if (init.lifetimeMs !== undefined) {
         // The platform's session timeout: ended then, whatever it is doing.
-        setTimeout(() => {
-          if (this.live.get(session.id) !== session) return;
-          this.live.delete(session.id);
-          void session.end().catch(() => {});
-        }, init.lifetimeMs).unref();
+        setTimeout(() => void this.retire(session), init.lifetimeMs).unref();
       }
       return session;
     } finally {
@@ -63,8 +78,14 @@ export class Sessions {
   }
 
   async end(id: string, project: string): Promise<void> {
-    const session = this.get(id, project);
-    this.live.delete(id);
+    await this.retire(this.get(id, project));
+  }
+
+  /** Ends a live session once, whoever asks first; the watcher hears of it. */
+  private async retire(session: Session): Promise<void> {
+    if (this.live.get(session.id) !== session) return session.end();
+    this.live.delete(session.id);
+    this.watcher?.ended(session);
     await session.end();
   }
 
@@ -83,9 +104,8 @@ export class Sessions {
     session.touch();
     if (session.details.keepAlive || session.clients > 0) return;
     setTimeout(() => {
-      if (session.clients > 0 || session.isBusy || this.live.get(session.id) !== session) return;
-      this.live.delete(session.id);
-      void session.end().catch(() => {});
+      if (session.clients > 0 || session.isBusy) return;
+      void this.retire(session).catch(() => {});
     }, this.config.releaseGraceMs).unref();
   }
 
@@ -103,23 +123,34 @@ export class Sessions {
     return this.live.size;
   }
 
+  /** Sessions this instance could still start (those being started count as taken). */
+  get room(): number {
+    return Math.max(0, this.config.maxSessions - this.live.size - this.starting.size);
+  }
+
+  get isFull(): boolean {
+    return this.room === 0;
+  }
+
+  /** Every live session (the registry's heartbeat refreshes them). */
+  all(): Session[] {
+    return [...this.live.values()];
+  }
+
   /** Takes no new session, waits for those being started (each then ended) and ends every one. */
   async endAll(): Promise<void> {
     this.stopping = true;
     clearInterval(this.reaper);
     await Promise.allSettled([...this.starting]);
-    const all = [...this.live.values()];
-    this.live.clear();
-    await Promise.all(all.map((s) => s.end().catch(() => {})));
+    await Promise.all(this.all().map((s) => this.retire(s).catch(() => {})));
   }
 
   private async endIdle(): Promise<void> {
     const now = Date.now();
-    for (const [id, session] of this.live) {
+    for (const session of this.all()) {
       // A connected client is there even when it sends nothing (the heartbeat drops dead ones).
       if (!session.isBusy && session.clients === 0 && now - session.lastUsed > this.config.idleMs) {
-        this.live.delete(id);
-        await session.end().catch(() => {});
+        await this.retire(session).catch(() => {});
       }
     }
   }

@@ -2,7 +2,7 @@
  * `POST /v1/sessions/start`, `POST /v1/sessions/{id}/end`, `GET /v1/sessions/{id}/replay`: each
  * always one JSON body, even when the caller asks for a stream (the 3.7 client reads them so).
  */
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { StartBodySchema } from "../../api/v1.js";
 import { parseInput } from "../../options.js";
@@ -12,6 +12,7 @@ import type { KeyRing } from "../keys.js";
 import { dashboardLink, publicBase } from "../links.js";
 import type { Session } from "../session.js";
 import type { Sessions } from "../sessions.js";
+import type { Cluster } from "../shared/cluster.js";
 
 const Id = z.object({ id: z.string().min(1) });
 
@@ -43,11 +44,27 @@ export function sessionRoutes(deps: {
   sessions: Sessions;
   config: ServiceConfig;
   keys: KeyRing;
+  cluster: Cluster | undefined;
 }): FastifyPluginAsync {
-  const { sessions, config, keys } = deps;
+  const { sessions, config, keys, cluster } = deps;
+  /**
+   * Shared mode: a resumed session lives where its owner is; a new one goes to another
+   * instance when this one is full. True when another instance answered.
+   */
+  const elsewhere = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+    if (!cluster) return false;
+    const hijack = () => reply.hijack();
+    const resumed = (request.body as { browserbaseSessionID?: unknown } | undefined)
+      ?.browserbaseSessionID;
+    if (typeof resumed === "string" && resumed) {
+      return cluster.routeRequest(resumed, request.raw, reply.raw, hijack, request.body);
+    }
+    return sessions.isFull && cluster.place(request.raw, reply.raw, hijack, request.body);
+  };
   return async (app) => {
-    app.post("/v1/sessions/start", (request, reply) =>
-      answerJson(reply, async () => {
+    app.post("/v1/sessions/start", async (request, reply) => {
+      if (await elsewhere(request, reply)) return reply;
+      return answerJson(reply, async () => {
         const body = parseInput(StartBodySchema, request.body, "start body");
         const params = parseInput(
           CreateParamsSchema,
@@ -78,11 +95,11 @@ export function sessionRoutes(deps: {
           ignored: ignoredFields(params),
           client: body.wayfarer,
           rule: config.rule,
-          secrets: keys.secrets,
+          secrets: [...keys.secrets, ...(cluster?.secrets ?? [])],
         });
         return answer(session);
-      }),
-    );
+      });
+    });
 
     app.post("/v1/sessions/:id/end", (request, reply) =>
       answerJson(reply, async () => {

@@ -1,0 +1,246 @@
+/**
+ * Shared mode (REDIS_URL): this instance as one of several sharing Redis. It keeps the server
+ * cache and the rate-limit counters there, registers its sessions, and answers for any
+ * session: a request (HTTP, SSE, the CDP WebSocket, the dashboard's) for a session another
+ * instance owns is forwarded to that owner; a `/start` that finds this instance full is placed
+ * on one with room. A forwarded request carries a token every instance derives from the API
+ * keys they share, so the owner neither counts it against the rate limit again nor forwards it
+ * on.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Redis } from "ioredis";
+import { failureBody } from "../answers.js";
+import type { SharedConfig } from "../config.js";
+import type { ServerCacheStore } from "../serverCache.js";
+import { OwnerUnreachable, SessionGone } from "../serviceErrors.js";
+import type { Session } from "../session.js";
+import type { Sessions, SessionWatcher } from "../sessions.js";
+import { type ForwardOutcome, forward, forwardUpgrade } from "./forward.js";
+import { connectRedis } from "./redis.js";
+import { RedisCacheStore } from "./redisCache.js";
+import { Registry, type Route } from "./registry.js";
+import { newInstanceId, newSessionId } from "./sessionIds.js";
+import { SharedRateLimit } from "./sharedRateLimit.js";
+
+const FORWARDED = "x-wf-forwarded";
+
+/** The session a path is about: `/v1/sessions/{id}[/…]` (not start) or the dashboard's data. */
+export function sessionInPath(url: string): string | undefined {
+  const path = url.split("?", 1)[0] ?? "";
+  const m =
+    path.match(/^\/v1\/sessions\/([^/]+)(?:\/[^/]+)?$/) ??
+    path.match(/^\/dashboard\/([^/]+)\/(?:state|picture)$/);
+  const id = m?.[1] ? decodeURIComponent(m[1]) : undefined;
+  return id === "start" ? undefined : id;
+}
+
+export class Cluster implements SessionWatcher {
+  readonly instanceId = newInstanceId();
+  readonly cache: ServerCacheStore;
+  readonly limit: SharedRateLimit;
+  private readonly token: string;
+  private registry: Registry | undefined;
+
+  private constructor(
+    private readonly config: SharedConfig,
+    private readonly redis: Redis,
+    private readonly events: Redis,
+    apiKeys: string[],
+    ratePerMinute: number,
+  ) {
+    this.cache = new RedisCacheStore(redis);
+    this.limit = new SharedRateLimit(redis, ratePerMinute);
+    this.token = createHmac("sha256", [...apiKeys].sort().join("\n"))
+      .update("wayfarer: forwarded between instances")
+      .digest("hex");
+  }
+
+  /** Connects to Redis (a clear error when it cannot be reached) before anything listens. */
+  static async join(
+    config: SharedConfig,
+    apiKeys: string[],
+    ratePerMinute: number,
+  ): Promise<Cluster> {
+    const redis = await connectRedis(config.redisUrl, "wayfarer");
+    const events = await connectRedis(config.redisUrl, "wayfarer-events").catch((error) => {
+      redis.disconnect();
+      throw error;
+    });
+    return new Cluster(config, redis, events, apiKeys, ratePerMinute);
+  }
+
+  /** Secrets of shared mode the service's loggers must never show. */
+  get secrets(): string[] {
+    return [this.token, this.config.redisUrl];
+  }
+
+  newSessionId(): string {
+    return newSessionId(this.instanceId);
+  }
+
+  /** Registers this instance, reachable at `boundUrl` unless WAYFARER_INTERNAL_URL says otherwise. */
+  async announce(boundUrl: string, sessions: Sessions): Promise<void> {
+    const url = this.config.internalUrl ?? boundUrl;
+    this.registry = new Registry(
+      this.redis,
+      this.events,
+      {
+        id: this.instanceId,
+        url,
+        room: () => sessions.room,
+        sessions: () => sessions.all(),
+      },
+      this.config.instanceTtlMs,
+    );
+    await this.registry.start();
+  }
+
+  started(session: Session): void {
+    this.registry?.started(session);
+  }
+
+  ended(session: Session): void {
+    this.registry?.ended(session);
+  }
+
+  /** The request came from another instance of this cluster (it was counted and routed there). */
+  isForwarded(request: IncomingMessage): boolean {
+    const given = request.headers[FORWARDED];
+    return (
+      typeof given === "string" &&
+      given.length === this.token.length &&
+      timingSafeEqual(Buffer.from(given), Buffer.from(this.token))
+    );
+  }
+
+  /**
+   * Forwards the request when another instance owns the session it names; false when it is for
+   * this instance to answer. `body` is given when the request's body was read already.
+   */
+  async routeRequest(
+    sessionId: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+    hijack: () => void,
+    body?: unknown,
+  ): Promise<boolean> {
+    if (!this.registry || this.isForwarded(request)) return false;
+    const route = await this.registry.route(sessionId);
+    if (route.kind === "here") return false;
+    hijack();
+    if (route.kind !== "owner") return (fail(response, this.failureOf(sessionId, route)), true);
+    const outcome = await forward({
+      base: route.instance.url,
+      request,
+      response,
+      headers: { [FORWARDED]: this.token },
+      ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
+    });
+    this.afterForward(route.instance.id, outcome, sessionId, response);
+    return true;
+  }
+
+  /** The CDP WebSocket of another instance's session, joined to the owner's; false: ours. */
+  async routeUpgrade(
+    sessionId: string,
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+  ): Promise<boolean> {
+    if (!this.registry) return false;
+    const route = await this.registry.route(sessionId);
+    if (route.kind === "here") return false;
+    const outcome =
+      route.kind === "owner"
+        ? await forwardUpgrade(route.instance.url, request, socket, head)
+        : route.kind === "gone"
+          ? "refused"
+          : "unreachable";
+    if (outcome === "refused" && route.kind === "owner") this.registry.markDead(route.instance.id);
+    if (outcome === "refused") socket.end("HTTP/1.1 410 Gone\r\nconnection: close\r\n\r\n");
+    if (outcome === "unreachable") {
+      socket.end("HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n");
+    }
+    return true;
+  }
+
+  /**
+   * A `/start` this instance has no room for, placed on another with room (the roomiest first;
+   * one that turns out full is passed over). False when none took it.
+   */
+  async place(
+    request: IncomingMessage,
+    response: ServerResponse,
+    hijack: () => void,
+    body: unknown,
+  ): Promise<boolean> {
+    if (!this.registry || this.isForwarded(request)) return false;
+    const bytes = Buffer.from(JSON.stringify(body));
+    for (const instance of this.registry.withRoom()) {
+      if (!response.headersSent) hijack();
+      const outcome = await forward({
+        base: instance.url,
+        request,
+        response,
+        body: bytes,
+        headers: { [FORWARDED]: this.token },
+        passOn503: true,
+      });
+      if (outcome === "relayed") return true;
+      if (outcome === "refused") this.registry.markDead(instance.id);
+    }
+    return false;
+  }
+
+  /** Leaves the registry and Redis (after every session of this instance has ended). */
+  async close(): Promise<void> {
+    await this.registry?.close();
+    this.redis.disconnect();
+    this.events.disconnect();
+  }
+
+  private afterForward(
+    owner: string,
+    outcome: ForwardOutcome,
+    sessionId: string,
+    response: ServerResponse,
+  ): void {
+    if (outcome === "relayed" || outcome === "full") return;
+    if (outcome === "refused") {
+      this.registry?.markDead(owner);
+      fail(response, this.failureOf(sessionId, { kind: "gone", instance: owner }));
+      return;
+    }
+    fail(
+      response,
+      new OwnerUnreachable(
+        `The instance that holds session ${sessionId} (${owner}) could not be reached; try again.`,
+      ),
+    );
+  }
+
+  private failureOf(sessionId: string, route: Exclude<Route, { kind: "here" | "owner" }>) {
+    return route.kind === "gone"
+      ? new SessionGone(
+          `The session ${sessionId} is gone: the instance that held it (${route.instance}) stopped, and its browser with it. Start a new session.`,
+        )
+      : new OwnerUnreachable(
+          `The instance that holds session ${sessionId} (${route.instance}) cannot be located now (Redis is unreachable); try again.`,
+        );
+  }
+}
+
+function fail(response: ServerResponse, error: SessionGone | OwnerUnreachable): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  const status = error instanceof SessionGone ? 410 : 502;
+  response.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    ...(status === 502 ? { "retry-after": "1" } : {}),
+  });
+  response.end(JSON.stringify(failureBody(error)));
+}

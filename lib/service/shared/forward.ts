@@ -1,0 +1,193 @@
+/**
+ * Forwarding a request to the instance that owns its session: the method, path, headers and
+ * body go as they came (the body streamed, or the bytes given when it was already read), and
+ * the owner's answer comes back as it is written, so SSE frames pass one by one. A caller who
+ * goes away cuts the forwarded request, which stops the operation on the owner as if the
+ * caller had been connected to it. Connections to the other instances are kept alive.
+ */
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import https from "node:https";
+import type { Duplex } from "node:stream";
+import { readableMessage } from "../../readableError.js";
+
+/** How long a connection to another instance may take before it counts as unreachable. */
+const CONNECT_MS = 2_000;
+
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 512 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 512 }),
+};
+
+/** Headers that belong to one connection, not to the request (RFC 9110, 7.6.1). */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+export function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  const out: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+export type ForwardOutcome =
+  /** The owner answered and the answer was relayed (or cut when either side went away). */
+  | "relayed"
+  /** The owner answered 503 and `passOn503` asked to try elsewhere: nothing was written. */
+  | "full"
+  /** Nothing listens at the owner's address: it is gone. Nothing was written. */
+  | "refused"
+  /** No connection, or no answer head: nothing was written. */
+  | "unreachable";
+
+export interface ForwardRequest {
+  /** The owner's internal base URL. */
+  base: string;
+  request: IncomingMessage;
+  response: ServerResponse;
+  /** Set when the body was read already (it is sent instead of the request's stream). */
+  body?: Buffer;
+  headers?: Record<string, string>;
+  passOn503?: boolean;
+}
+
+export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
+  const { request, response } = f;
+  const target = new URL(request.url ?? "/", f.base);
+  const secure = target.protocol === "https:";
+  const headers = { ...endToEnd(request.headers), ...f.headers };
+  if (f.body) headers["content-length"] = String(f.body.length);
+  return new Promise<ForwardOutcome>((resolve) => {
+    const upstream = (secure ? https : http).request(target, {
+      method: request.method,
+      headers,
+      agent: secure ? agents.https : agents.http,
+    });
+    let settled = false;
+    const settle = (outcome: ForwardOutcome) => {
+      if (settled) return;
+      settled = true;
+      resolve(outcome);
+    };
+    upstream.on("socket", (socket) => {
+      if (!(socket as { connecting?: boolean }).connecting) return;
+      const timer = setTimeout(() => upstream.destroy(new Error("connect timeout")), CONNECT_MS);
+      socket.once("connect", () => clearTimeout(timer));
+      socket.once("close", () => clearTimeout(timer));
+    });
+    upstream.on("error", (error: NodeJS.ErrnoException) => {
+      if (!response.headersSent) settle(error.code === "ECONNREFUSED" ? "refused" : "unreachable");
+      else cut(response, error);
+    });
+    // The caller went away: the owner's operation stops with the forwarded request.
+    response.on("close", () => {
+      if (!response.writableFinished) upstream.destroy();
+    });
+    upstream.on("response", (answer) => {
+      const status = answer.statusCode ?? 502;
+      if (status === 503 && f.passOn503) {
+        answer.resume();
+        settle("full");
+        return;
+      }
+      response.writeHead(status, endToEnd(answer.headers));
+      response.flushHeaders();
+      answer.pipe(response);
+      answer.on("aborted", () => cut(response, new Error("the owner's answer stopped")));
+      answer.on("error", (error) => cut(response, error));
+      settle("relayed");
+    });
+    if (f.body) upstream.end(f.body);
+    else request.pipe(upstream);
+  });
+}
+
+/**
+ * The owner went away mid-answer: a stream gets a last error frame, so its reader is told, not
+ * left waiting; any other answer is cut.
+ */
+function cut(response: ServerResponse, error: Error): void {
+  if (response.writableEnded) return;
+  const type = String(response.getHeader("content-type") ?? "");
+  if (type.startsWith("text/event-stream")) {
+    const frame = {
+      id: crypto.randomUUID(),
+      type: "system",
+      data: {
+        status: "error",
+        error: `The instance that holds this session stopped while answering: ${readableMessage(error)}`,
+      },
+    };
+    response.end(`data: ${JSON.stringify(frame)}\n\n`);
+    return;
+  }
+  response.destroy();
+}
+
+/**
+ * A WebSocket upgrade (the CDP proxy) forwarded to the owner: once it switches protocols, the
+ * two sockets are joined byte for byte (no frame is parsed here). Refusals come back as they are.
+ */
+export function forwardUpgrade(
+  base: string,
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<ForwardOutcome> {
+  const target = new URL(request.url ?? "/", base);
+  const secure = target.protocol === "https:";
+  return new Promise((resolve) => {
+    const upstream = (secure ? https : http).request(target, {
+      method: "GET",
+      headers: request.headers,
+      agent: false,
+    });
+    const timer = setTimeout(() => upstream.destroy(new Error("connect timeout")), CONNECT_MS);
+    upstream.on("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve(error.code === "ECONNREFUSED" ? "refused" : "unreachable");
+    });
+    socket.on("error", () => upstream.destroy());
+    upstream.on("response", (answer) => {
+      clearTimeout(timer);
+      // Refused by the owner (a bad token, an ended session): its status, and the connection ends.
+      socket.end(
+        `HTTP/1.1 ${answer.statusCode ?? 502} ${answer.statusMessage ?? ""}\r\nconnection: close\r\n\r\n`,
+      );
+      answer.resume();
+      resolve("relayed");
+    });
+    upstream.on("upgrade", (answer, owner, ownerHead) => {
+      clearTimeout(timer);
+      socket.write(statusBlock(answer, 101));
+      if (ownerHead.length) socket.write(ownerHead);
+      if (head.length) owner.write(head);
+      owner.pipe(socket);
+      socket.pipe(owner);
+      const close = () => {
+        owner.destroy();
+        socket.destroy();
+      };
+      owner.on("close", close);
+      socket.on("close", close);
+      owner.on("error", close);
+      resolve("relayed");
+    });
+    upstream.end();
+  });
+}
+
+function statusBlock(answer: IncomingMessage, status: number): string {
+  const lines = [`HTTP/1.1 ${status} ${answer.statusMessage ?? ""}`];
+  for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+    lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);
+  }
+  return `${lines.join("\r\n")}\r\n\r\n`;
+}
