@@ -15,6 +15,8 @@ import { within } from "./waiting.js";
 export const CLUSTER_KEYS = {
   alpha: "key-cluster-alpha-0123456789",
   gamma: "key-cluster-gamma-0123456789",
+  /** Only the rate-limit test's: its count is its own. */
+  delta: "key-cluster-delta-0123456789",
 };
 
 export interface Instance extends ServiceProcess {
@@ -32,10 +34,7 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(
-  count: number,
-  env: Record<string, string>,
-): Promise<Cluster> {
+export async function startCluster(count: number, env: Record<string, string>): Promise<Cluster> {
   const redis = await startRedis();
   const folders: string[] = [];
   const instances: Instance[] = [];
@@ -45,7 +44,9 @@ export async function startCluster(
     folders.push(dataDir);
     const running = await startService({
       WAYFARER_DATA_DIR: dataDir,
-      WAYFARER_API_KEYS: `alpha:${CLUSTER_KEYS.alpha},gamma:${CLUSTER_KEYS.gamma}`,
+      WAYFARER_API_KEYS: Object.entries(CLUSTER_KEYS)
+        .map(([project, key]) => `${project}:${key}`)
+        .join(","),
       WAYFARER_ALLOW_HOSTS: "127.0.0.1,localhost",
       WAYFARER_INSTANCE_TTL_MS: "2000",
       REDIS_URL: redis.url,
