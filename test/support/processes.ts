@@ -101,3 +101,17 @@ export async function openInChild(env: NodeJS.ProcessEnv = process.env) {
   });
   return { child, info, exited };
 }
+
+/**
+ * Those of `pids` still running (zombies excluded: a process whose parent was killed waits to
+ * be reaped by whoever adopted it, which may be never in a container) after up to `timeoutMs`.
+ */
+export async function stillLive(pids: number[], timeoutMs = 2_000): Promise<number[]> {
+  const alive = () => {
+    const live = new Set(liveProcesses().map((p) => p.pid));
+    return pids.filter((pid) => live.has(pid));
+  };
+  const end = Date.now() + timeoutMs;
+  while (alive().length && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  return alive();
+}

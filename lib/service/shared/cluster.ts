@@ -17,10 +17,10 @@ import type { ServerCacheStore } from "../serverCache.js";
 import { OwnerUnreachable, SessionGone } from "../serviceErrors.js";
 import type { Session } from "../session.js";
 import type { Sessions, SessionWatcher } from "../sessions.js";
-import { type ForwardOutcome, forward, forwardUpgrade } from "./forward.js";
+import { type ForwardOutcome, forward, forwardUpgrade, listening } from "./forward.js";
 import { connectRedis } from "./redis.js";
 import { RedisCacheStore } from "./redisCache.js";
-import { Registry, type Route } from "./registry.js";
+import { type InstanceView, Registry, type Route } from "./registry.js";
 import { newInstanceId, newSessionId } from "./sessionIds.js";
 import { SharedRateLimit } from "./sharedRateLimit.js";
 
@@ -138,7 +138,7 @@ export class Cluster implements SessionWatcher {
       headers: { [FORWARDED]: this.token },
       ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
     });
-    this.afterForward(route.instance.id, outcome, sessionId, response);
+    await this.afterForward(route.instance, outcome, sessionId, response);
     return true;
   }
 
@@ -152,12 +152,15 @@ export class Cluster implements SessionWatcher {
     if (!this.registry) return false;
     const route = await this.registry.route(sessionId);
     if (route.kind === "here") return false;
-    const outcome =
+    let outcome =
       route.kind === "owner"
         ? await forwardUpgrade(route.instance.url, request, socket, head)
         : route.kind === "gone"
           ? "refused"
           : "unreachable";
+    if (outcome === "unreachable" && route.kind === "owner") {
+      if ((await listening(route.instance.url)) === false) outcome = "refused";
+    }
     if (outcome === "refused" && route.kind === "owner") this.registry.markDead(route.instance.id);
     if (outcome === "refused") socket.end("HTTP/1.1 410 Gone\r\nconnection: close\r\n\r\n");
     if (outcome === "unreachable") {
@@ -201,22 +204,24 @@ export class Cluster implements SessionWatcher {
     this.events.disconnect();
   }
 
-  private afterForward(
-    owner: string,
+  /** A forward that got no answer: 410 when the owner is gone (its port refuses), else 502. */
+  private async afterForward(
+    owner: InstanceView,
     outcome: ForwardOutcome,
     sessionId: string,
     response: ServerResponse,
-  ): void {
+  ): Promise<void> {
     if (outcome === "relayed" || outcome === "full") return;
-    if (outcome === "refused") {
-      this.registry?.markDead(owner);
-      fail(response, this.failureOf(sessionId, { kind: "gone", instance: owner }));
+    // Cut mid-request (a SIGKILL while it ran): gone, unless something still listens there.
+    if (outcome === "refused" || (await listening(owner.url)) === false) {
+      this.registry?.markDead(owner.id);
+      fail(response, this.failureOf(sessionId, { kind: "gone", instance: owner.id }));
       return;
     }
     fail(
       response,
       new OwnerUnreachable(
-        `The instance that holds session ${sessionId} (${owner}) could not be reached; try again.`,
+        `The instance that holds session ${sessionId} (${owner.id}) could not be reached; try again.`,
       ),
     );
   }

@@ -7,6 +7,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
+import { connect } from "node:net";
 import type { Duplex } from "node:stream";
 import { readableMessage } from "../../readableError.js";
 
@@ -71,6 +72,8 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
       agent: secure ? agents.https : agents.http,
     });
     let settled = false;
+    /** The owner's answer is a stream: a cut ends it with an error frame. */
+    let stream = false;
     const settle = (outcome: ForwardOutcome) => {
       if (settled) return;
       settled = true;
@@ -84,7 +87,7 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
     });
     upstream.on("error", (error: NodeJS.ErrnoException) => {
       if (!response.headersSent) settle(error.code === "ECONNREFUSED" ? "refused" : "unreachable");
-      else cut(response, error);
+      else cut(response, stream, error);
     });
     // The caller went away: the owner's operation stops with the forwarded request.
     response.on("close", () => {
@@ -100,8 +103,9 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
       response.writeHead(status, endToEnd(answer.headers));
       response.flushHeaders();
       answer.pipe(response);
-      answer.on("aborted", () => cut(response, new Error("the owner's answer stopped")));
-      answer.on("error", (error) => cut(response, error));
+      stream = String(answer.headers["content-type"]).startsWith("text/event-stream");
+      answer.on("aborted", () => cut(response, stream, new Error("the owner's answer stopped")));
+      answer.on("error", (error) => cut(response, stream, error));
       settle("relayed");
     });
     if (f.body) upstream.end(f.body);
@@ -113,10 +117,9 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
  * The owner went away mid-answer: a stream gets a last error frame, so its reader is told, not
  * left waiting; any other answer is cut.
  */
-function cut(response: ServerResponse, error: Error): void {
+function cut(response: ServerResponse, stream: boolean, error: Error): void {
   if (response.writableEnded) return;
-  const type = String(response.getHeader("content-type") ?? "");
-  if (type.startsWith("text/event-stream")) {
+  if (stream) {
     const frame = {
       id: crypto.randomUUID(),
       type: "system",
@@ -181,6 +184,27 @@ export function forwardUpgrade(
       resolve("relayed");
     });
     upstream.end();
+  });
+}
+
+/**
+ * Whether anything listens at `base` now: a connection cut mid-request is told apart, a
+ * stopped owner (its port refuses) from a network that failed (no answer either way).
+ */
+export function listening(base: string): Promise<boolean | undefined> {
+  const url = new URL(base);
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port });
+    const done = (answer: boolean | undefined) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(CONNECT_MS, () => done(undefined));
+    socket.once("connect", () => done(true));
+    socket.once("error", (error: NodeJS.ErrnoException) =>
+      done(error.code === "ECONNREFUSED" ? false : undefined),
+    );
   });
 }
 
