@@ -130,7 +130,10 @@ export class Cluster implements SessionWatcher {
     const route = await this.registry.route(sessionId);
     if (route.kind === "here") return false;
     hijack();
-    if (route.kind !== "owner") return (fail(response, this.failureOf(sessionId, route)), true);
+    if (route.kind !== "owner") {
+      fail(response, this.failureOf(sessionId, route));
+      return true;
+    }
     const outcome = await forward({
       base: route.instance.url,
       request,
