@@ -14,7 +14,7 @@ import { CLUSTER_KEYS, type Cluster, startCluster, v1 } from "../support/cluster
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { freePort } from "../support/ports.js";
-import { commandLine, liveDescendants, stillLive } from "../support/processes.js";
+import { commandLineIfLive, liveDescendants, stillLive } from "../support/processes.js";
 import { useStaticServer } from "../support/staticServer.js";
 import { gate, within } from "../support/waiting.js";
 
@@ -50,11 +50,11 @@ const outline = (base: string, id: string) =>
 /** Chromium's processes under an instance (the lifeline shell left out), with their folders. */
 function browsersOf(pid: number): { pids: number[]; folders: string[] } {
   const pids = liveDescendants(pid).filter((p) => {
-    const line = commandLine(p).join(" ");
+    const line = commandLineIfLive(p).join(" ");
     return !line.startsWith("sh -c");
   });
   const folders = pids
-    .flatMap((p) => commandLine(p))
+    .flatMap((p) => commandLineIfLive(p))
     .map((arg) => arg.match(/^--user-data-dir=(.+)\/profile$/)?.[1])
     .filter((dir): dir is string => dir !== undefined);
   return { pids, folders: [...new Set(folders)] };

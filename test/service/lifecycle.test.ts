@@ -2,8 +2,10 @@
  * The service as `npm run service` runs it, in a process of its own: it says where it listens,
  * makes a key when none is given (shown once, only its hash kept), runs a whole act against the
  * model kit over HTTP, and on SIGTERM, with sessions open and an act waiting on a model that
- * never answers, ends every browser, answers the act, drops its model call and exits in time.
+ * never answers, ends every browser, answers the act, drops its model call and exits in time;
+ * killed outright, its lifeline ends its browsers.
  */
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +13,12 @@ import { HttpResponse, http } from "msw";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
-import { liveDescendants, stillRunning } from "../support/processes.js";
+import {
+  commandLineIfLive,
+  liveDescendants,
+  stillLive,
+  stillRunning,
+} from "../support/processes.js";
 import { type ServiceProcess, startService } from "../support/serviceProcess.js";
 import { useStaticServer } from "../support/staticServer.js";
 import { gate, within } from "../support/waiting.js";
@@ -84,9 +91,11 @@ async function sessionOn(base: string, page: string): Promise<string> {
   return id;
 }
 
-/** The browsers under the service: each in a process group of its own. */
+/** The browsers under the service: each in a process group of its own (its lifeline shell aside). */
 const browsersOf = (running: ServiceProcess) =>
-  liveDescendants(running.child.pid!).filter((pid) => pid !== running.child.pid);
+  liveDescendants(running.child.pid!).filter(
+    (pid) => pid !== running.child.pid && commandLineIfLive(pid)[0] !== "sh",
+  );
 
 describe("npm run service", () => {
   it("makes a key once, and on SIGTERM ends every session's browser and exits within 20 s", async () => {
@@ -213,5 +222,32 @@ describe("npm run service", () => {
     // 0, not the 20 s backstop's 1: nothing held the exit.
     expect(await within(25_000, "the service's exit", running.exited)).toBe(0);
     expect(liveDescendants(running.child.pid!)).toEqual([]);
+  });
+
+  it("killed outright (SIGKILL), no exit hook runs: its lifeline ends every browser and removes their folders", async () => {
+    service = await startService({ WAYFARER_DATA_DIR: dataDir, WAYFARER_API_KEYS: `test:${KEY}` });
+    const running = service;
+    expect((await call(running.url, "/sessions/start", {})).body.success).toBe(true);
+    const browsers = browsersOf(running);
+    const folders = [
+      ...new Set(
+        browsers
+          .flatMap((pid) => commandLineIfLive(pid))
+          .map((arg) => arg.match(/^--user-data-dir=(.+)\/profile$/)?.[1])
+          .filter((dir): dir is string => dir !== undefined),
+      ),
+    ];
+    expect(browsers.length).toBeGreaterThan(1);
+    expect(folders).toHaveLength(1);
+    running.child.kill("SIGKILL");
+    await running.exited;
+    expect(await stillLive(browsers, 5_000)).toEqual([]);
+    await within(
+      5_000,
+      "the launch folder's removal",
+      (async () => {
+        while (existsSync(folders[0]!)) await new Promise((r) => setTimeout(r, 100));
+      })(),
+    );
   });
 });

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { keepAcrossTests } from "./noLeftovers.js";
+import { keepAcrossTests } from "./keptProcesses.js";
 import { type RedisServer, startRedis } from "./redisServer.js";
 import { type ServiceProcess, startService } from "./serviceProcess.js";
 import { within } from "./waiting.js";

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { keepAcrossTests } from "./noLeftovers.js";
+import { keepAcrossTests } from "./keptProcesses.js";
 import { freePort } from "./ports.js";
 import { within } from "./waiting.js";
 

@@ -1,22 +1,16 @@
 /**
  * After every test, in every test file: nothing this test process started is still running,
  * except processes a file keeps for all its tests (servers started in beforeAll, listed with
- * keepAcrossTests and stopped in afterAll). Browsers are our children and lead their own
+ * keepAcrossTests (keptProcesses.ts) and stopped in afterAll). Browsers are our children and lead their own
  * process groups, so this sees their helpers too.
  */
 import { afterEach, expect } from "vitest";
+import { keptProcesses } from "./keptProcesses.js";
 import { liveDescendants } from "./processes.js";
-
-const kept = new Set<number>();
-
-/** A process this file's tests share (a redis-server, a service instance): not a leftover. */
-export function keepAcrossTests(pid: number | undefined): void {
-  if (pid !== undefined) kept.add(pid);
-}
 
 afterEach(async () => {
   const end = Date.now() + 5_000;
-  const leftovers = () => liveDescendants(process.pid).filter((pid) => !kept.has(pid));
+  const leftovers = () => liveDescendants(process.pid).filter((pid) => !keptProcesses.has(pid));
   let left = leftovers();
   while (left.length && Date.now() < end) {
     await new Promise((r) => setTimeout(r, 50));

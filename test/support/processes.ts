@@ -50,6 +50,15 @@ export function liveDescendants(pid: number): number[] {
   ];
 }
 
+/** The command line of a live process; [] for one that has ended. */
+export function commandLineIfLive(pid: number): string[] {
+  try {
+    return commandLine(pid);
+  } catch {
+    return [];
+  }
+}
+
 export function commandLine(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
 }

@@ -4,7 +4,7 @@
  * back empty, as one without persistence does).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { keepAcrossTests } from "./noLeftovers.js";
+import { keepAcrossTests } from "./keptProcesses.js";
 import { freePort } from "./ports.js";
 import { within } from "./waiting.js";
 

@@ -1,0 +1,212 @@
+/**
+ * Shared mode on this machine: three instances (`npm run service` each, in its own process) and
+ * a redis-server, the model the kit over HTTP answering at once (as in bench:service).
+ *
+ * 1. Forwarding, on an idle cluster: one session on A, the same operation (extract with no
+ *    instruction: the page's outline, no model) asked alternately of A directly and through B.
+ *    Each answer's server-timing gives the operation's own time, so the figure is the round
+ *    trip minus it; forwarded minus direct is what forwarding adds (goal: under 5 ms at p50).
+ * 2. Load: SESSIONS sessions started round-robin over the three; each runs ROUNDS of act →
+ *    extract, each call sent to the next instance in turn, as a round-robin balancer would
+ *    (two calls in three reach an instance that forwards them). Throughput, p50/p95 of direct
+ *    and forwarded calls, and the server cache's hit rate, shared through Redis.
+ *    Baseline, same run: the same load on three instances with embedded state (no Redis), each
+ *    call sent to the session's owner (the client knows where it lives) and each instance with
+ *    its own cache folder.
+ *
+ *   npm run bench:cluster        BENCH_SESSIONS=15 BENCH_ROUNDS=3 npm run bench:cluster
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startCluster } from "../test/support/cluster.js";
+import { serveModelKit } from "../test/support/llm/modelHttp.js";
+import { idOfLine, instructionOf, promptOf } from "../test/support/llm/modelServer.js";
+import { openaiResponses } from "../test/support/llm/openai.js";
+import { type ServiceProcess, startService } from "../test/support/serviceProcess.js";
+import { median } from "./median.js";
+import { startBenchServer } from "./snapshot/server.js";
+
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 30);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 300);
+const KEY = "key-cluster-alpha-0123456789";
+
+const kit = await serveModelKit(
+  openaiResponses((request) => {
+    const prompt = promptOf(request);
+    if (instructionOf(request).includes("cart says")) {
+      return { extraction: prompt.match(/Cart: \w+/)?.[0] ?? "Cart: empty" };
+    }
+    const lines = prompt.split("\n");
+    const from = lines.findIndex((l) => l.includes('link "Black tea"'));
+    const id = idOfLine(lines.slice(from).join("\n"), 'button "Add to cart"');
+    return { elements: [{ elementId: id, description: "add", method: "click", arguments: [] }] };
+  }),
+);
+const pages = await startBenchServer();
+const pageUrl = `${pages.origin}/fixtures/outline/shop.html`;
+const settings = {
+  OPENAI_BASE_URL: kit.url,
+  WAYFARER_ALLOW_HOSTS: "127.0.0.1",
+  WAYFARER_MAX_SESSIONS: String(Math.ceil(SESSIONS / 3) + 1),
+  WAYFARER_RATE_LIMIT: "1000000",
+};
+
+interface Answer {
+  ok: boolean;
+  /** Round trip minus the operation's own time (its server-timing), ms. */
+  share: number;
+  ms: number;
+  cache: string | null;
+  data: unknown;
+}
+
+async function call(base: string, path: string, body: unknown): Promise<Answer> {
+  const t0 = performance.now();
+  const response = await fetch(`${base}/v1${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-wf-api-key": KEY,
+      "x-model-api-key": "sk-bench-cluster",
+    },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { success: boolean; data?: unknown };
+  const ms = performance.now() - t0;
+  const own = Number(response.headers.get("server-timing")?.match(/dur=([\d.]+)/)?.[1] ?? 0);
+  return {
+    ok: answer.success,
+    share: ms - own,
+    ms,
+    cache: response.headers.get("x-cache-status"),
+    data: answer.data,
+  };
+}
+
+const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.95 * (xs.length - 1))]!;
+const f = (x: number) => x.toFixed(1);
+
+async function startOn(base: string): Promise<string> {
+  const started = await call(base, "/sessions/start", { modelName: "openai/gpt-4.1-mini" });
+  if (!started.ok) throw new Error(`no session: ${JSON.stringify(started.data)}`);
+  const { sessionId } = started.data as { sessionId: string };
+  const went = await call(base, `/sessions/${sessionId}/navigate`, { url: pageUrl, options: {} });
+  if (!went.ok) throw new Error(`no page: ${JSON.stringify(went.data)}`);
+  return sessionId;
+}
+
+/** The load of part 2 on `bases`; `entry` picks the instance each call is sent to. */
+async function load(
+  bases: string[],
+  entry: (session: number, call: number, owner: number) => number,
+) {
+  const owners = Array.from({ length: SESSIONS }, (_, i) => i % bases.length);
+  const ids = await Promise.all(owners.map((o) => startOn(bases[o]!)));
+  const direct: number[] = [];
+  const forwarded: number[] = [];
+  const cache = { HIT: 0, MISS: 0 };
+  let failed = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    ids.map(async (id, s) => {
+      let n = 0;
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const [op, body] of [
+          ["act", { input: "add black tea to the cart", options: {} }],
+          ["extract", { instruction: "what the cart says", options: {} }],
+        ] as const) {
+          const at = entry(s, n++, owners[s]!);
+          const answer = await call(bases[at]!, `/sessions/${id}/${op}`, body);
+          if (!answer.ok) failed++;
+          (at === owners[s] ? direct : forwarded).push(answer.ms);
+          if (answer.cache === "HIT" || answer.cache === "MISS") cache[answer.cache]++;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  await Promise.all(ids.map((id, s) => call(bases[owners[s]!]!, `/sessions/${id}/end`, {})));
+  return { seconds, ops: SESSIONS * ROUNDS * 2, direct, forwarded, cache, failed };
+}
+
+// --- Shared mode: three instances and Redis.
+const cluster = await startCluster(3, settings);
+const [A, B, C] = cluster.instances.map((i) => i.url) as [string, string, string];
+
+// 1. Forwarding on an idle cluster, pairs alternated (which goes first swaps each time).
+const one = await startOn(A);
+const shares = { direct: [] as number[], forwarded: [] as number[], added: [] as number[] };
+for (let i = 0; i < 20; i++) await call(i % 2 ? A : B, `/sessions/${one}/extract`, { options: {} });
+for (let i = 0; i < PAIRS; i++) {
+  const first = i % 2 ? A : B;
+  const x = await call(first, `/sessions/${one}/extract`, { options: {} });
+  const y = await call(first === A ? B : A, `/sessions/${one}/extract`, { options: {} });
+  const [d, fw] = first === A ? [x, y] : [y, x];
+  shares.direct.push(d.share);
+  shares.forwarded.push(fw.share);
+  shares.added.push(fw.share - d.share);
+}
+await call(A, `/sessions/${one}/end`, {});
+
+// 2. The load, round-robin over the three.
+const shared = await load([A, B, C], (s, n) => (s + n) % 3);
+await cluster.stop();
+
+// --- Baseline: three instances with embedded state, each call sent to the owner.
+const folders: string[] = [];
+const alone: ServiceProcess[] = [];
+for (let i = 0; i < 3; i++) {
+  const dataDir = await mkdtemp(join(tmpdir(), "wayfarer-bench-alone-"));
+  folders.push(dataDir);
+  alone.push(
+    await startService({
+      ...settings,
+      WAYFARER_DATA_DIR: dataDir,
+      WAYFARER_API_KEYS: `alpha:${KEY}`,
+    }),
+  );
+}
+const embedded = await load(
+  alone.map((s) => s.url),
+  (_s, _n, owner) => owner,
+);
+await Promise.all(
+  alone.map(async (s) => {
+    s.child.kill("SIGTERM");
+    await s.exited;
+  }),
+);
+await Promise.all(folders.map((d) => rm(d, { recursive: true, force: true })));
+await pages.close();
+await kit.close();
+
+console.log(
+  `shared mode, 3 instances + redis-server on this machine (${(await import("node:os")).cpus().length} cores); the model answers at once over HTTP`,
+);
+console.log(
+  `1. forwarding, idle cluster, ${PAIRS} pairs of the same call (extract, no model) to the owner and through another instance:`,
+);
+console.log(
+  `   service's share (round trip minus the operation): direct p50 ${f(median(shares.direct))} / p95 ${f(p95(shares.direct))} ms; forwarded p50 ${f(median(shares.forwarded))} / p95 ${f(p95(shares.forwarded))} ms`,
+);
+console.log(
+  `   forwarding adds p50 ${f(median(shares.added))} ms, p95 ${f(p95(shares.added))} ms (goal: under 5 ms at p50)`,
+);
+const line = (name: string, r: typeof shared) => {
+  const rate = r.cache.HIT / Math.max(1, r.cache.HIT + r.cache.MISS);
+  return [
+    `   ${name}: ${(r.ops / r.seconds).toFixed(1)} ops/s (${r.ops} ops in ${f(r.seconds)} s), failed ${r.failed}`,
+    `     direct calls p50 ${f(median(r.direct))} / p95 ${f(p95(r.direct))} ms (${r.direct.length})${r.forwarded.length ? `; forwarded p50 ${f(median(r.forwarded))} / p95 ${f(p95(r.forwarded))} ms (${r.forwarded.length})` : ""}`,
+    `     server cache: ${r.cache.HIT} HIT, ${r.cache.MISS} MISS: hit rate ${(rate * 100).toFixed(0)}%`,
+  ].join("\n");
+};
+console.log(
+  `2. ${SESSIONS} sessions, ${ROUNDS} rounds of act → extract each (the same calls on the same page):`,
+);
+console.log(line("shared (Redis), round robin over the 3", shared));
+console.log(line("baseline: 3 with embedded state, each call to its owner", embedded));
+console.log(
+  `   throughput shared / baseline: ${(shared.ops / shared.seconds / (embedded.ops / embedded.seconds)).toFixed(2)}×`,
+);
