@@ -12,7 +12,8 @@
  *    and forwarded calls, and the server cache's hit rate, shared through Redis.
  *    Baseline, same run: the same load on three instances with embedded state (no Redis), each
  *    call sent to the session's owner (the client knows where it lives) and each instance with
- *    its own cache folder.
+ *    its own cache folder. Each side runs twice, in the order baseline, shared, shared,
+ *    baseline, each run from an empty cache.
  *
  *   npm run bench:cluster        BENCH_SESSIONS=15 BENCH_ROUNDS=3 npm run bench:cluster
  */
@@ -151,9 +152,6 @@ for (let i = 0; i < PAIRS; i++) {
 await call(A, `/sessions/${one}/end`, {});
 
 // 2. The load, round-robin over the three.
-const shared = await load([A, B, C], (s, n) => (s + n) % 3);
-await cluster.stop();
-
 // --- Baseline: three instances with embedded state, each call sent to the owner.
 const folders: string[] = [];
 const alone: ServiceProcess[] = [];
@@ -168,10 +166,45 @@ for (let i = 0; i < 3; i++) {
     }),
   );
 }
-const embedded = await load(
-  alone.map((s) => s.url),
-  (_s, _n, owner) => owner,
-);
+// Each call to the next instance in turn, the turn starting at a different place for each
+// session and round: a third reach the owner, and the first (cold) call of a session is no more
+// often direct than any other.
+const roundRobin = (s: number, n: number) => (s + n + Math.floor(s / 3)) % 3;
+const toOwner = (_s: number, _n: number, owner: number) => owner;
+// Both sides twice, in the order baseline, shared, shared, baseline (neither always on a warmer
+// machine), each with an empty cache.
+const redis = cluster.inspect();
+const emptyCaches = async () => {
+  const keys = await redis.keys("wayfarer:cache:*");
+  if (keys.length) await redis.del(...keys);
+  await Promise.all(folders.map((d) => rm(join(d, "cache"), { recursive: true, force: true })));
+};
+const runs: Record<"shared" | "embedded", Awaited<ReturnType<typeof load>>[]> = {
+  shared: [],
+  embedded: [],
+};
+for (const side of ["embedded", "shared", "shared", "embedded"] as const) {
+  await emptyCaches();
+  runs[side].push(
+    side === "shared"
+      ? await load([A, B, C], roundRobin)
+      : await load(
+          alone.map((s) => s.url),
+          toOwner,
+        ),
+  );
+}
+const both = (r: Awaited<ReturnType<typeof load>>[]) => ({
+  seconds: r[0]!.seconds + r[1]!.seconds,
+  ops: r[0]!.ops + r[1]!.ops,
+  direct: [...r[0]!.direct, ...r[1]!.direct],
+  forwarded: [...r[0]!.forwarded, ...r[1]!.forwarded],
+  cache: { HIT: r[0]!.cache.HIT + r[1]!.cache.HIT, MISS: r[0]!.cache.MISS + r[1]!.cache.MISS },
+  failed: r[0]!.failed + r[1]!.failed,
+});
+const shared = both(runs.shared);
+const embedded = both(runs.embedded);
+await cluster.stop();
 await Promise.all(
   alone.map(async (s) => {
     s.child.kill("SIGTERM");
@@ -194,7 +227,7 @@ console.log(
 console.log(
   `   forwarding adds p50 ${f(median(shares.added))} ms, p95 ${f(p95(shares.added))} ms (goal: under 5 ms at p50)`,
 );
-const line = (name: string, r: typeof shared) => {
+const line = (name: string, r: ReturnType<typeof both>) => {
   const rate = r.cache.HIT / Math.max(1, r.cache.HIT + r.cache.MISS);
   return [
     `   ${name}: ${(r.ops / r.seconds).toFixed(1)} ops/s (${r.ops} ops in ${f(r.seconds)} s), failed ${r.failed}`,
@@ -203,7 +236,7 @@ const line = (name: string, r: typeof shared) => {
   ].join("\n");
 };
 console.log(
-  `2. ${SESSIONS} sessions, ${ROUNDS} rounds of act → extract each (the same calls on the same page):`,
+  `2. ${SESSIONS} sessions, ${ROUNDS} rounds of act → extract each (the same calls on the same page), each side twice (baseline, shared, shared, baseline), each run from an empty cache:`,
 );
 console.log(line("shared (Redis), round robin over the 3", shared));
 console.log(line("baseline: 3 with embedded state, each call to its owner", embedded));

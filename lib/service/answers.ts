@@ -49,6 +49,11 @@ export interface StreamOut extends OperationSink {
   event: (event: AgentEvent) => void;
 }
 
+/** One data-only SSE frame, as written on the wire. */
+export function frameText(frame: Omit<StreamFrame, "id">): string {
+  return `data: ${JSON.stringify({ id: randomUUID(), ...frame })}\n\n`;
+}
+
 /** A signal that aborts when the client goes away before its answer is written. */
 function whileConnected(reply: FastifyReply): AbortSignal {
   const gone = new AbortController();
@@ -105,8 +110,7 @@ export async function answerStream(
     "x-accel-buffering": "no",
   });
   const send = (frame: Omit<StreamFrame, "id">) => {
-    if (!raw.writableEnded)
-      raw.write(`data: ${JSON.stringify({ id: randomUUID(), ...frame })}\n\n`);
+    if (!raw.writableEnded) raw.write(frameText(frame));
   };
   send({ type: "system", data: { status: "starting" } });
   send({ type: "system", data: { status: "connected" } });

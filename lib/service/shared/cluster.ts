@@ -203,8 +203,8 @@ export class Cluster implements SessionWatcher {
   /** Leaves the registry and Redis (after every session of this instance has ended). */
   async close(): Promise<void> {
     await this.registry?.close();
-    this.redis.disconnect();
-    this.events.disconnect();
+    // quit: the last session-ended events and deletions are answered before the connection ends.
+    await Promise.all([this.redis, this.events].map((r) => r.quit().catch(() => r.disconnect())));
   }
 
   /** A forward that got no answer: 410 when the owner is gone (its port refuses), else 502. */

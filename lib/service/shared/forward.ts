@@ -10,6 +10,7 @@ import https from "node:https";
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
 import { readableMessage } from "../../readableError.js";
+import { frameText } from "../answers.js";
 
 /** How long a connection to another instance may take before it counts as unreachable. */
 const CONNECT_MS = 2_000;
@@ -117,18 +118,11 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
  * The owner went away mid-answer: a stream gets a last error frame, so its reader is told, not
  * left waiting; any other answer is cut.
  */
-function cut(response: ServerResponse, stream: boolean, error: Error): void {
+function cut(response: ServerResponse, stream: boolean, cause: Error): void {
   if (response.writableEnded) return;
   if (stream) {
-    const frame = {
-      id: crypto.randomUUID(),
-      type: "system",
-      data: {
-        status: "error",
-        error: `The instance that holds this session stopped while answering: ${readableMessage(error)}`,
-      },
-    };
-    response.end(`data: ${JSON.stringify(frame)}\n\n`);
+    const error = `The instance that holds this session stopped while answering: ${readableMessage(cause)}`;
+    response.end(frameText({ type: "system", data: { status: "error", error } }));
     return;
   }
   response.destroy();
