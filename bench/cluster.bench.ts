@@ -14,6 +14,9 @@
  *    call sent to the session's owner (the client knows where it lives) and each instance with
  *    its own cache folder. Each side runs twice, in the order baseline, shared, shared,
  *    baseline, each run from an empty cache.
+ * 3. The cache across instances when calls arrive one after another (as scheduled jobs do):
+ *    ARRIVALS sessions in turn, each on the next instance, act → extract each, hit rate shared
+ *    against a cache per instance.
  *
  *   npm run bench:cluster        BENCH_SESSIONS=15 BENCH_ROUNDS=3 npm run bench:cluster
  */
@@ -31,6 +34,7 @@ import { startBenchServer } from "./snapshot/server.js";
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 30);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 300);
+const ARRIVALS = Number(process.env.BENCH_ARRIVALS ?? 12);
 const KEY = "key-cluster-alpha-0123456789";
 
 const kit = await serveModelKit(
@@ -204,6 +208,30 @@ const both = (r: Awaited<ReturnType<typeof load>>[]) => ({
 });
 const shared = both(runs.shared);
 const embedded = both(runs.embedded);
+
+// 3. The cache across instances, calls arriving one after another (as scheduled jobs do): each
+// session on the next instance, one act → extract, from an empty cache.
+const arriving = async (bases: string[]) => {
+  await emptyCaches();
+  const cache = { HIT: 0, MISS: 0 };
+  for (let s = 0; s < ARRIVALS; s++) {
+    const base = bases[s % bases.length]!;
+    const id = await startOn(base);
+    for (const [op, body] of [
+      ["act", { input: "add black tea to the cart", options: {} }],
+      ["extract", { instruction: "what the cart says", options: {} }],
+    ] as const) {
+      const answer = await call(base, `/sessions/${id}/${op}`, body);
+      if (answer.cache === "HIT" || answer.cache === "MISS") cache[answer.cache]++;
+    }
+    await call(base, `/sessions/${id}/end`, {});
+  }
+  return cache;
+};
+const arrivals = {
+  shared: await arriving([A, B, C]),
+  embedded: await arriving(alone.map((s) => s.url)),
+};
 await cluster.stop();
 await Promise.all(
   alone.map(async (s) => {
@@ -242,4 +270,12 @@ console.log(line("shared (Redis), round robin over the 3", shared));
 console.log(line("baseline: 3 with embedded state, each call to its owner", embedded));
 console.log(
   `   throughput shared / baseline: ${(shared.ops / shared.seconds / (embedded.ops / embedded.seconds)).toFixed(2)}×`,
+);
+const rate = (c: { HIT: number; MISS: number }) =>
+  `${c.HIT} HIT, ${c.MISS} MISS: ${((c.HIT / Math.max(1, c.HIT + c.MISS)) * 100).toFixed(0)}%`;
+console.log(
+  `3. the cache across instances, ${ARRIVALS} sessions one after another, each on the next instance, act → extract each:`,
+);
+console.log(
+  `   shared (Redis): ${rate(arrivals.shared)}; baseline (a cache per instance): ${rate(arrivals.embedded)}`,
 );
