@@ -4,7 +4,7 @@
  * while the model has not answered yet), and the CDP WebSocket of connectUrl works through it,
  * whichever instance nginx picks for it.
  */
-import { HttpResponse, http } from "msw";
+import { http } from "msw";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLUSTER_KEYS, type Cluster, startCluster, v1 } from "../support/cluster.js";
