@@ -11,6 +11,7 @@ import { untilAborted } from "../timeout.js";
 import { resolveExecutable } from "./executable.js";
 import { buildCommandLine, type LaunchProfile } from "./launchArgs.js";
 import { createLaunchFolder } from "./launchFolder.js";
+import { lifeline } from "./lifeline.js";
 import { ownedProcesses, terminateGroup, waitForExit } from "./processGroup.js";
 
 export interface LaunchedBrowser {
@@ -86,6 +87,12 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
     });
     const pid = child.pid;
     if (pid !== undefined) ownedProcesses.add(pid, sessionDir);
+    // A browser that ended by itself: the lifeline forgets its group, whose number the system
+    // may hand to an unrelated process once the group is empty.
+    const forget = () => {
+      if (pid !== undefined) lifeline.delete(pid);
+    };
+    child.once("exit", forget);
     const wsEndpoint = await waitForDevTools(child, request.timeoutMs);
     request.signal?.throwIfAborted();
     // A connection cut by the abort's kill may not fail until its own timeout: do not wait.
@@ -131,6 +138,7 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       },
       async detach() {
         if (pid !== undefined) ownedProcesses.delete(pid);
+        proc.off("exit", forget);
         proc.stderr?.destroy();
         proc.unref();
         await bounded(browser.close());

@@ -39,63 +39,79 @@ export class BrowserAccess {
 
   /** Serves the CDP WebSockets of `server`'s upgrade requests. */
   attach(server: Server): void {
-    server.on("upgrade", async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const url = URL.parse(request.url ?? "", "http://service");
-      const id = url?.pathname.match(CDP_PATH)?.[1];
-      if (id && (await this.cluster?.routeUpgrade(decodeURIComponent(id), request, socket, head))) {
-        return;
-      }
-      const token = url?.searchParams.get("token") ?? "";
-      const grant = this.tokens.get(token);
-      const session = id && grant ? this.sessions.find(decodeURIComponent(id)) : undefined;
-      if (!session || !grant || grant.sessionId !== session.id || grant.expires < Date.now()) {
-        socket.end("HTTP/1.1 401 Unauthorized\r\nconnection: close\r\n\r\n");
-        return;
-      }
-      const endpoint = session.cdpEndpoint;
-      if (!endpoint) {
-        socket.end("HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\n\r\n");
-        return;
-      }
-      this.wss.handleUpgrade(request, socket, head, (client) => {
-        const browser = new WebSocket(endpoint, { perMessageDeflate: false });
-        const pending: { data: Buffer; binary: boolean }[] = [];
-        this.sessions.clientOpened(session);
-        client.on("message", (data: Buffer, binary) => {
-          // A client driving the browser over CDP is using the session.
-          session.touch();
-          if (browser.readyState === WebSocket.OPEN) browser.send(data, { binary });
-          else pending.push({ data, binary });
-        });
-        browser.on("open", () => {
-          for (const m of pending.splice(0)) browser.send(m.data, { binary: m.binary });
-        });
-        browser.on("message", (data: Buffer, binary) => client.send(data, { binary }));
-        let closed = false;
-        const closeBoth = () => {
-          client.terminate();
-          browser.terminate();
-          if (closed) return;
-          closed = true;
-          this.sessions.clientClosed(session);
-        };
-        client.on("close", closeBoth);
-        browser.on("close", closeBoth);
-        client.on("error", closeBoth);
-        browser.on("error", closeBoth);
-        session.onEnd(closeBoth);
-        let alive = true;
-        client.on("pong", () => {
-          alive = true;
-        });
-        const heartbeat = setInterval(() => {
-          if (!alive) return closeBoth();
-          alive = false;
-          client.ping();
-        }, HEARTBEAT_MS);
-        heartbeat.unref();
-        client.on("close", () => clearInterval(heartbeat));
+    server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // Node takes its own error listener off an upgraded socket: a reset must not end us.
+      socket.on("error", () => socket.destroy());
+      this.upgrade(request, socket, head).catch(() => {
+        socket.end("HTTP/1.1 500 Internal Server Error\r\nconnection: close\r\n\r\n");
       });
     });
+  }
+
+  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = URL.parse(request.url ?? "", "http://service");
+    const id = decoded(url?.pathname.match(CDP_PATH)?.[1]);
+    if (id && (await this.cluster?.routeUpgrade(id, request, socket, head))) return;
+    const token = url?.searchParams.get("token") ?? "";
+    const grant = this.tokens.get(token);
+    const session = id && grant ? this.sessions.find(id) : undefined;
+    if (!session || !grant || grant.sessionId !== session.id || grant.expires < Date.now()) {
+      socket.end("HTTP/1.1 401 Unauthorized\r\nconnection: close\r\n\r\n");
+      return;
+    }
+    const endpoint = session.cdpEndpoint;
+    if (!endpoint) {
+      socket.end("HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\n\r\n");
+      return;
+    }
+    this.wss.handleUpgrade(request, socket, head, (client) => {
+      const browser = new WebSocket(endpoint, { perMessageDeflate: false });
+      const pending: { data: Buffer; binary: boolean }[] = [];
+      this.sessions.clientOpened(session);
+      client.on("message", (data: Buffer, binary) => {
+        // A client driving the browser over CDP is using the session.
+        session.touch();
+        if (browser.readyState === WebSocket.OPEN) browser.send(data, { binary });
+        else pending.push({ data, binary });
+      });
+      browser.on("open", () => {
+        for (const m of pending.splice(0)) browser.send(m.data, { binary: m.binary });
+      });
+      browser.on("message", (data: Buffer, binary) => client.send(data, { binary }));
+      let closed = false;
+      const closeBoth = () => {
+        client.terminate();
+        browser.terminate();
+        if (closed) return;
+        closed = true;
+        this.sessions.clientClosed(session);
+      };
+      client.on("close", closeBoth);
+      browser.on("close", closeBoth);
+      client.on("error", closeBoth);
+      browser.on("error", closeBoth);
+      session.onEnd(closeBoth);
+      let alive = true;
+      client.on("pong", () => {
+        alive = true;
+      });
+      const heartbeat = setInterval(() => {
+        if (!alive) return closeBoth();
+        alive = false;
+        client.ping();
+      }, HEARTBEAT_MS);
+      heartbeat.unref();
+      client.on("close", () => clearInterval(heartbeat));
+    });
+  }
+}
+
+/** A path segment decoded; undefined for one that is not valid percent-encoding. */
+function decoded(segment: string | undefined): string | undefined {
+  if (segment === undefined) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
 }

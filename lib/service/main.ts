@@ -21,7 +21,7 @@ const config = await Promise.resolve()
   .catch(failed);
 const keys = await loadKeys(config.apiKeys, config.dataDir, say).catch(failed);
 const cluster = config.shared
-  ? await Cluster.join(config.shared, keys.secrets, config.ratePerMinute).catch(failed)
+  ? await Cluster.join(config.shared, config.ratePerMinute).catch(failed)
   : undefined;
 // Killed outright (SIGKILL, the OOM killer), no exit hook runs: the lifeline ends our browsers.
 armLifeline();

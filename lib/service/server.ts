@@ -10,6 +10,7 @@ import { failureBody } from "./answers.js";
 import { BrowserAccess } from "./browserAccess.js";
 import type { ServiceConfig } from "./config.js";
 import type { KeyRing } from "./keys.js";
+import { publicBase } from "./links.js";
 import { RateLimit } from "./rateLimit.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
 import { healthRoutes } from "./routes/health.js";
@@ -73,7 +74,10 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     if (!request.url.startsWith("/v1/")) {
       // The dashboard's data of another instance's session: its owner answers (to its token).
       const viewed = cluster && sessionInPath(request.url);
-      if (viewed) await cluster.routeRequest(viewed, request.raw, reply.raw, () => reply.hijack());
+      if (viewed) {
+        const base = publicBase(request, config.publicUrl);
+        await cluster.routeRequest(viewed, request.raw, reply.raw, () => reply.hijack(), base);
+      }
       return;
     }
     const header = request.headers["x-wf-api-key"] ?? request.headers["x-bb-api-key"];
@@ -85,6 +89,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
       });
     }
     request.project = project;
+    request.forwardedBase = cluster?.forwardedBase(request.raw);
     // Counted once, by the instance the caller reached.
     const wait = cluster?.isForwarded(request.raw) ? undefined : await limit.take(project);
     if (wait !== undefined) {
@@ -101,7 +106,10 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     }
     // Another instance's session: its owner answers, through this one.
     const named = cluster && sessionInPath(request.url);
-    if (named) await cluster.routeRequest(named, request.raw, reply.raw, () => reply.hijack());
+    if (named) {
+      const base = publicBase(request, config.publicUrl);
+      await cluster.routeRequest(named, request.raw, reply.raw, () => reply.hijack(), base);
+    }
   });
 
   // Once stopping, each answer closes its connection, so none is kept alive behind it.
@@ -154,5 +162,7 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The project of the request's API key (set by the auth hook on /v1 routes). */
     project: string;
+    /** Shared mode: the public base of a request another instance forwarded. */
+    forwardedBase?: string;
   }
 }

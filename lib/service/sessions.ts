@@ -58,6 +58,8 @@ export class Sessions {
         throw stoppingError();
       }
       this.live.set(session.id, session);
+      // Counted once: as live, no longer as starting, when the registry hears of its room.
+      this.starting.delete(opening);
       this.watcher?.started(session);
       if (init.lifetimeMs !== undefined) {
         // The platform's session timeout: ended then, whatever it is doing.

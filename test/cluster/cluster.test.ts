@@ -6,14 +6,17 @@
  * every one is full; the existing v3 client works through an instance that does not own its
  * session.
  */
+import { connect } from "node:net";
 import { chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CLUSTER_KEYS, type Cluster, startCluster, v1 } from "../support/cluster.js";
 import { restoreEnvAfterwards } from "../support/env.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
+import { freePort } from "../support/ports.js";
 import { useStaticServer } from "../support/staticServer.js";
 import { v3ClientRun } from "../support/v3Client.js";
+import { within } from "../support/waiting.js";
 
 const pages = useStaticServer();
 let kit: ModelKitServer;
@@ -231,4 +234,50 @@ describe("shared mode: three instances and Redis", () => {
       await endAll(filling);
     }
   });
+
+  it("a CDP upgrade names its path, never its host, and bad ones do not bring an instance down", async () => {
+    const id = await shopSession(A);
+    const closed = await freePort();
+    // A request-target that names another host: still forwarded to the owner (no token: 401),
+    // and the owner is not taken for dead.
+    const smuggled = await rawUpgrade(B, `//127.0.0.1:${closed}/v1/sessions/${id}/cdp`);
+    expect(smuggled).toMatch(/^HTTP\/1\.1 401/);
+    expect((await v1(B, "POST", `/sessions/${id}/extract`, { options: {} })).status).toBe(200);
+    // Not valid percent-encoding, and a connection reset right after asking: answered, then
+    // nothing; the instance serves on.
+    expect(await rawUpgrade(C, "/v1/sessions/%E0/cdp")).toMatch(/^HTTP\/1\.1 401/);
+    await rawUpgrade(C, "/v1/sessions/zzzzzzzzzz.nothing/cdp", { reset: true });
+    expect((await fetch(`${C}/healthz`)).status).toBe(200);
+    expect((await v1(C, "GET", "/sessions/%E0/replay")).status).toBe(404);
+    await endAll([id]);
+  });
 });
+
+/**
+ * A WebSocket upgrade sent by hand on a plain socket (what a browser or `ws` would not send):
+ * the first line of the answer, or "" when `reset` cuts the connection right after asking.
+ */
+function rawUpgrade(base: string, target: string, opts: { reset?: boolean } = {}): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return within(
+    10_000,
+    `the answer to an upgrade of ${target}`,
+    new Promise<string>((resolve) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(
+          `GET ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+        );
+        if (opts.reset) {
+          socket.resetAndDestroy();
+          resolve("");
+        }
+      });
+      let text = "";
+      socket.on("data", (d: Buffer) => {
+        text += d.toString();
+      });
+      socket.on("error", () => resolve(text.split("\r\n")[0] ?? ""));
+      socket.on("close", () => resolve(text.split("\r\n")[0] ?? ""));
+    }),
+  );
+}

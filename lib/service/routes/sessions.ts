@@ -54,12 +54,13 @@ export function sessionRoutes(deps: {
   const elsewhere = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
     if (!cluster) return false;
     const hijack = () => reply.hijack();
+    const base = publicBase(request, config.publicUrl);
     const resumed = (request.body as { browserbaseSessionID?: unknown } | undefined)
       ?.browserbaseSessionID;
     if (typeof resumed === "string" && resumed) {
-      return cluster.routeRequest(resumed, request.raw, reply.raw, hijack, request.body);
+      return cluster.routeRequest(resumed, request.raw, reply.raw, hijack, base, request.body);
     }
-    return sessions.isFull && cluster.place(request.raw, reply.raw, hijack, request.body);
+    return sessions.isFull && cluster.place(request.raw, reply.raw, hijack, base, request.body);
   };
   return async (app) => {
     app.post("/v1/sessions/start", async (request, reply) => {

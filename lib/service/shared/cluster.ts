@@ -7,7 +7,7 @@
  * keys they share, so the owner neither counts it against the rate limit again nor forwards it
  * on.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Redis } from "ioredis";
@@ -25,6 +25,11 @@ import { newInstanceId, newSessionId } from "./sessionIds.js";
 import { SharedRateLimit } from "./sharedRateLimit.js";
 
 const FORWARDED = "x-wf-forwarded";
+/** The base URL the caller reached the first instance by: links made on the owner use it. */
+const PUBLIC_BASE = "x-wf-public-base";
+const SECRET_KEY = "wayfarer:forward-secret";
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
 
 /** The session a path is about: `/v1/sessions/{id}[/…]` (not start) or the dashboard's data. */
 export function sessionInPath(url: string): string | undefined {
@@ -32,7 +37,13 @@ export function sessionInPath(url: string): string | undefined {
   const m =
     path.match(/^\/v1\/sessions\/([^/]+)(?:\/[^/]+)?$/) ??
     path.match(/^\/dashboard\/([^/]+)\/(?:state|picture)$/);
-  const id = m?.[1] ? decodeURIComponent(m[1]) : undefined;
+  let id: string | undefined;
+  try {
+    id = m?.[1] ? decodeURIComponent(m[1]) : undefined;
+  } catch {
+    // Not valid percent-encoding: no session of ours; the route answers it.
+    return undefined;
+  }
   return id === "start" ? undefined : id;
 }
 
@@ -40,40 +51,53 @@ export class Cluster implements SessionWatcher {
   readonly instanceId = newInstanceId();
   readonly cache: ServerCacheStore;
   readonly limit: SharedRateLimit;
-  private readonly token: string;
+  /** The token forwarded requests carry: a secret only the instances know, kept in Redis. */
+  private token = "";
+  /** The current token and the one before (Redis restarted empty and another was made). */
+  private readonly tokens: Buffer[] = [];
   private registry: Registry | undefined;
 
   private constructor(
     private readonly config: SharedConfig,
     private readonly redis: Redis,
     private readonly events: Redis,
-    apiKeys: string[],
     ratePerMinute: number,
   ) {
     this.cache = new RedisCacheStore(redis);
     this.limit = new SharedRateLimit(redis, ratePerMinute);
-    this.token = createHmac("sha256", [...apiKeys].sort().join("\n"))
-      .update("wayfarer: forwarded between instances")
-      .digest("hex");
   }
 
   /** Connects to Redis (a clear error when it cannot be reached) before anything listens. */
-  static async join(
-    config: SharedConfig,
-    apiKeys: string[],
-    ratePerMinute: number,
-  ): Promise<Cluster> {
+  static async join(config: SharedConfig, ratePerMinute: number): Promise<Cluster> {
     const redis = await connectRedis(config.redisUrl, "wayfarer");
     const events = await connectRedis(config.redisUrl, "wayfarer-events").catch((error) => {
       redis.disconnect();
       throw error;
     });
-    return new Cluster(config, redis, events, apiKeys, ratePerMinute);
+    const cluster = new Cluster(config, redis, events, ratePerMinute);
+    await cluster.readSecret();
+    // Redis back, maybe empty: the secret is read (or made) again.
+    redis.on("ready", () => void cluster.readSecret().catch(() => {}));
+    return cluster;
+  }
+
+  /** The instances' shared secret: the first instance makes it, every other reads it. */
+  private async readSecret(): Promise<void> {
+    await this.redis.set(SECRET_KEY, randomBytes(32).toString("hex"), "NX");
+    const secret = await this.redis.get(SECRET_KEY);
+    if (!secret || secret === this.token) return;
+    this.token = secret;
+    this.tokens.unshift(digest(secret));
+    this.tokens.splice(2);
   }
 
   /** Secrets of shared mode the service's loggers must never show. */
   get secrets(): string[] {
     return [this.token, this.config.redisUrl];
+  }
+
+  private forwardHeaders(publicBase: string): Record<string, string> {
+    return { [FORWARDED]: this.token, [PUBLIC_BASE]: publicBase };
   }
 
   newSessionId(): string {
@@ -108,11 +132,16 @@ export class Cluster implements SessionWatcher {
   /** The request came from another instance of this cluster (it was counted and routed there). */
   isForwarded(request: IncomingMessage): boolean {
     const given = request.headers[FORWARDED];
-    return (
-      typeof given === "string" &&
-      given.length === this.token.length &&
-      timingSafeEqual(Buffer.from(given), Buffer.from(this.token))
-    );
+    if (typeof given !== "string" || !given) return false;
+    const seen = digest(given);
+    // Both compared, whichever matches.
+    return this.tokens.map((t) => timingSafeEqual(seen, t)).includes(true);
+  }
+
+  /** The base URL a forwarded request's caller reached the first instance by. */
+  forwardedBase(request: IncomingMessage): string | undefined {
+    const base = request.headers[PUBLIC_BASE];
+    return typeof base === "string" && this.isForwarded(request) ? base : undefined;
   }
 
   /**
@@ -124,6 +153,7 @@ export class Cluster implements SessionWatcher {
     request: IncomingMessage,
     response: ServerResponse,
     hijack: () => void,
+    publicBase: string,
     body?: unknown,
   ): Promise<boolean> {
     if (!this.registry || this.isForwarded(request)) return false;
@@ -134,15 +164,36 @@ export class Cluster implements SessionWatcher {
       fail(response, this.failureOf(sessionId, route));
       return true;
     }
+    const watch = this.watch(route.instance);
     const outcome = await forward({
       base: route.instance.url,
       request,
       response,
-      headers: { [FORWARDED]: this.token },
+      claim: () => {},
+      signal: watch.signal,
+      headers: this.forwardHeaders(publicBase),
       ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
-    });
+    }).finally(watch.stop);
     await this.afterForward(route.instance, outcome, sessionId, response);
     return true;
+  }
+
+  /**
+   * Aborts while a forward waits on an owner whose entry is gone from Redis and whose address
+   * no longer answers (it died, or a partition cut it off): its caller is answered, not left
+   * waiting on a connection nobody will close.
+   */
+  private watch(owner: InstanceView): { signal: AbortSignal; stop: () => void } {
+    const gone = new AbortController();
+    const timer = setInterval(
+      async () => {
+        if (this.registry?.isListed(owner.id)) return;
+        if ((await listening(owner.url)) !== true) gone.abort();
+      },
+      Math.max(500, this.config.instanceTtlMs / 2),
+    );
+    timer.unref();
+    return { signal: gone.signal, stop: () => clearInterval(timer) };
   }
 
   /** The CDP WebSocket of another instance's session, joined to the owner's; false: ours. */
@@ -180,18 +231,20 @@ export class Cluster implements SessionWatcher {
     request: IncomingMessage,
     response: ServerResponse,
     hijack: () => void,
+    publicBase: string,
     body: unknown,
   ): Promise<boolean> {
     if (!this.registry || this.isForwarded(request)) return false;
-    const bytes = Buffer.from(JSON.stringify(body));
+    const bytes = Buffer.from(JSON.stringify(body ?? {}));
     for (const instance of this.registry.withRoom()) {
-      if (!response.headersSent) hijack();
       const outcome = await forward({
         base: instance.url,
         request,
         response,
         body: bytes,
-        headers: { [FORWARDED]: this.token },
+        // Only an instance that takes the session answers: one that is full is passed over.
+        claim: hijack,
+        headers: this.forwardHeaders(publicBase),
         passOn503: true,
       });
       if (outcome === "relayed") return true;

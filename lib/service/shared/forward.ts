@@ -58,20 +58,52 @@ export interface ForwardRequest {
   body?: Buffer;
   headers?: Record<string, string>;
   passOn503?: boolean;
+  /** Called once, before anything is written to `response` (the framework lets go of it). */
+  claim: () => void;
+  /** Aborted when the owner is found gone while this waits (its heartbeat stopped). */
+  signal?: AbortSignal;
+}
+
+/**
+ * The owner's URL for the request: its base with the request's path and query, nothing else. A
+ * request-target such as `//elsewhere/…` never chooses the host.
+ */
+export function targetOf(base: string, requestUrl: string | undefined): URL {
+  const target = new URL(base);
+  const asked = new URL(requestUrl ?? "/", "http://any.invalid");
+  target.pathname = asked.pathname;
+  target.search = asked.search;
+  return target;
 }
 
 export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
   const { request, response } = f;
-  const target = new URL(request.url ?? "/", f.base);
+  // The caller went away while the owner was looked up: nothing to forward.
+  if (response.destroyed || (!f.body && request.destroyed)) {
+    f.claim();
+    request.destroy();
+    return Promise.resolve("relayed");
+  }
+  const target = targetOf(f.base, request.url);
   const secure = target.protocol === "https:";
   const headers = { ...endToEnd(request.headers), ...f.headers };
   if (f.body) headers["content-length"] = String(f.body.length);
+  // A chunked body is sent chunked again, whatever the method (Node frames GET bodies only so).
+  else if (/chunked/i.test(String(request.headers["transfer-encoding"] ?? ""))) {
+    headers["transfer-encoding"] = "chunked";
+  }
   return new Promise<ForwardOutcome>((resolve) => {
     const upstream = (secure ? https : http).request(target, {
       method: request.method,
       headers,
       agent: secure ? agents.https : agents.http,
+      // The certificate is the owner's, whatever Host the caller sent.
+      ...(secure ? { servername: target.hostname } : {}),
     });
+    const stop = () => upstream.destroy(new Error("the owner is gone"));
+    f.signal?.addEventListener("abort", stop, { once: true });
+    upstream.once("close", () => f.signal?.removeEventListener("abort", stop));
+    request.once("aborted", () => upstream.destroy());
     let settled = false;
     /** The owner's answer is a stream: a cut ends it with an error frame. */
     let stream = false;
@@ -101,6 +133,7 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
         settle("full");
         return;
       }
+      f.claim();
       response.writeHead(status, endToEnd(answer.headers));
       response.flushHeaders();
       answer.pipe(response);
@@ -138,13 +171,14 @@ export function forwardUpgrade(
   socket: Duplex,
   head: Buffer,
 ): Promise<ForwardOutcome> {
-  const target = new URL(request.url ?? "/", base);
+  const target = targetOf(base, request.url);
   const secure = target.protocol === "https:";
   return new Promise((resolve) => {
     const upstream = (secure ? https : http).request(target, {
       method: "GET",
       headers: request.headers,
       agent: false,
+      ...(secure ? { servername: target.hostname } : {}),
     });
     const timer = setTimeout(() => upstream.destroy(new Error("connect timeout")), CONNECT_MS);
     upstream.on("error", (error: NodeJS.ErrnoException) => {

@@ -12,6 +12,7 @@
 import type { Redis } from "ioredis";
 import type { Session } from "../session.js";
 import type { SessionWatcher } from "../sessions.js";
+import { listening } from "./forward.js";
 import { ownerOf } from "./sessionIds.js";
 
 const KEY = {
@@ -28,6 +29,8 @@ export interface InstanceView {
   room: number;
   /** When this instance last read it from Redis. */
   seenAt: number;
+  /** Its own heartbeat's stamp, as it wrote it (its clock, compared only with itself). */
+  at: string;
 }
 
 export type Route =
@@ -49,8 +52,12 @@ export interface Me {
 
 export class Registry implements SessionWatcher {
   private readonly instances = new Map<string, InstanceView>();
-  /** Instances a forward found dead, before their entry's TTL runs out. */
-  private readonly dead = new Map<string, number>();
+  /** Instances found dead (their address refused us), with the heartbeat stamp seen last. */
+  private readonly dead = new Map<string, string>();
+  /** The address of every instance seen, kept after its entry is gone (to check on it). */
+  private readonly addresses = new Map<string, string>();
+  /** When Redis last became ready: entries may still be missing for a TTL after. */
+  private readyAt = Date.now();
   /** Sessions' owners looked up before, forgotten when the session-ended event comes. */
   private readonly owners = new Map<string, string>();
   private heartbeat: NodeJS.Timeout | undefined;
@@ -68,7 +75,10 @@ export class Registry implements SessionWatcher {
     await this.events.subscribe(KEY.ended);
     this.events.on("message", (_channel: string, id: string) => this.owners.delete(id));
     // Redis back after a restart (maybe empty): every entry is written again at once.
-    this.redis.on("ready", () => void this.beat());
+    this.redis.on("ready", () => {
+      this.readyAt = Date.now();
+      void this.beat();
+    });
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), Math.max(250, this.ttlMs / 4));
     this.heartbeat.unref();
@@ -106,21 +116,48 @@ export class Registry implements SessionWatcher {
     const named = ownerOf(sessionId);
     if (!named || named === this.me.id) return { kind: "here" };
     let owner = this.owners.get(sessionId);
+    let entryUrl: string | undefined;
     if (!owner) {
-      const entry = await this.redis.hget(KEY.session(sessionId), "owner").catch(() => null);
+      const entry = await this.redis
+        .hmget(KEY.session(sessionId), "owner", "url")
+        .catch(() => [null, null]);
       // A registry miss (ended, or Redis restarted empty or unreachable): the id says.
-      owner = entry ?? named;
-      if (entry) this.remember(sessionId, entry);
+      owner = entry[0] ?? named;
+      entryUrl = entry[1] ?? undefined;
+      if (entry[0]) this.remember(sessionId, entry[0]);
     }
     if (owner === this.me.id) return { kind: "here" };
     if (this.dead.has(owner)) return { kind: "gone", instance: owner };
     const known = this.instances.get(owner);
     if (known && Date.now() - known.seenAt < this.ttlMs) return { kind: "owner", instance: known };
     const read = await this.readInstance(owner).catch(() => "unreachable" as const);
+    if (read && read !== "unreachable") return { kind: "owner", instance: read };
+    const url = known?.url ?? entryUrl ?? this.addresses.get(owner);
     if (read === "unreachable") {
-      return known ? { kind: "owner", instance: known } : { kind: "unknown", instance: owner };
+      // Redis is away: the address last seen, if any; a forward finds out the rest.
+      return url
+        ? { kind: "owner", instance: viewOf(owner, url) }
+        : { kind: "unknown", instance: owner };
     }
-    return read ? { kind: "owner", instance: read } : { kind: "gone", instance: owner };
+    // No entry. Gone only when its address refuses us: an owner whose entry is late (Redis
+    // just came back empty, a stalled heartbeat) still answers there.
+    if (!url) {
+      const settling = Date.now() - this.readyAt < this.ttlMs;
+      return settling ? { kind: "unknown", instance: owner } : { kind: "gone", instance: owner };
+    }
+    const up = await listening(url);
+    if (up === false) {
+      this.markDead(owner);
+      return { kind: "gone", instance: owner };
+    }
+    return up
+      ? { kind: "owner", instance: viewOf(owner, url) }
+      : { kind: "unknown", instance: owner };
+  }
+
+  /** The instance is listed in Redis and was not found dead (for forwards under way). */
+  isListed(instance: string): boolean {
+    return this.instances.has(instance) && !this.dead.has(instance);
   }
 
   /** Other live instances with room for a session, the roomiest first. */
@@ -133,7 +170,7 @@ export class Registry implements SessionWatcher {
 
   /** Its internal address refused a connection: no process listens there any more. */
   markDead(instance: string): void {
-    this.dead.set(instance, Date.now());
+    this.dead.set(instance, this.instances.get(instance)?.at ?? "");
     this.instances.delete(instance);
   }
 
@@ -149,6 +186,20 @@ export class Registry implements SessionWatcher {
       .catch(() => {});
   }
 
+  private saw(id: string, entry: Record<string, string>): InstanceView {
+    const view = {
+      id,
+      url: entry.url ?? "",
+      room: Number(entry.room) || 0,
+      seenAt: Date.now(),
+      at: entry.at ?? "",
+    };
+    this.instances.set(id, view);
+    if (this.addresses.size > 10_000) this.addresses.clear();
+    this.addresses.set(id, view.url);
+    return view;
+  }
+
   private remember(sessionId: string, owner: string): void {
     if (this.owners.size > 50_000) this.owners.clear();
     this.owners.set(sessionId, owner);
@@ -158,9 +209,7 @@ export class Registry implements SessionWatcher {
   private async readInstance(id: string): Promise<InstanceView | null> {
     const entry = await this.redis.hgetall(KEY.instance(id));
     if (!entry.url) return null;
-    const view = { id, url: entry.url, room: Number(entry.room) || 0, seenAt: Date.now() };
-    this.instances.set(id, view);
-    return view;
+    return this.saw(id, entry);
   }
 
   /** One heartbeat: this instance's entries renewed, the others' read. Never two at once. */
@@ -203,18 +252,13 @@ export class Registry implements SessionWatcher {
           this.instances.delete(id);
           return;
         }
-        // Renewed after it refused us: it is back (a network blip, not a crash).
-        const deadSince = this.dead.get(id);
-        if (deadSince !== undefined) {
-          if (Number(entry.at) <= deadSince) return;
+        // Renewed since it refused us: it is back (a network blip, not a crash).
+        const deadAt = this.dead.get(id);
+        if (deadAt !== undefined) {
+          if (entry.at === deadAt) return;
           this.dead.delete(id);
         }
-        this.instances.set(id, {
-          id,
-          url: entry.url,
-          room: Number(entry.room) || 0,
-          seenAt: Date.now(),
-        });
+        this.saw(id, entry);
       });
       if (gone.length) await this.redis.srem(KEY.instances, ...gone);
     } catch {
@@ -222,3 +266,6 @@ export class Registry implements SessionWatcher {
     }
   }
 }
+
+/** An instance known only by its address (its entry is missing or unreadable now). */
+const viewOf = (id: string, url: string): InstanceView => ({ id, url, room: 0, seenAt: 0, at: "" });
