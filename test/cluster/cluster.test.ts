@@ -248,7 +248,7 @@ describe("shared mode: three instances and Redis", () => {
     expect(await rawUpgrade(C, "/v1/sessions/%E0/cdp")).toMatch(/^HTTP\/1\.1 401/);
     await rawUpgrade(C, "/v1/sessions/zzzzzzzzzz.nothing/cdp", { reset: true });
     expect((await fetch(`${C}/healthz`)).status).toBe(200);
-    expect((await v1(C, "GET", "/sessions/%E0/replay")).status).toBe(404);
+    expect((await v1(C, "GET", "/sessions/%E0/replay")).status).toBe(400);
     await endAll([id]);
   });
 });
