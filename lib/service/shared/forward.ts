@@ -7,7 +7,6 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
-import { connect } from "node:net";
 import type { Duplex } from "node:stream";
 import { readableMessage } from "../../readableError.js";
 import { frameText } from "../answers.js";
@@ -216,23 +215,39 @@ export function forwardUpgrade(
 }
 
 /**
- * Whether anything listens at `base` now: a connection cut mid-request is told apart, a
- * stopped owner (its port refuses) from a network that failed (no answer either way).
+ * Whether the instance at `base` is up: it answers `/healthz` (true), its port refuses (false:
+ * no process listens there), or neither within the wait (undefined: a network that failed). A
+ * process being killed may still complete a connection (its listening socket goes last), so
+ * only an answer counts as up, and a connection that is cut is asked again, briefly.
  */
-export function listening(base: string): Promise<boolean | undefined> {
-  const url = new URL(base);
-  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+export async function listening(base: string): Promise<boolean | undefined> {
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const answer = await healthOf(base);
+    if (answer !== "cut") return answer;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return undefined;
+}
+
+function healthOf(base: string): Promise<boolean | undefined | "cut"> {
+  const url = new URL("/healthz", base);
   return new Promise((resolve) => {
-    const socket = connect({ host: url.hostname, port });
-    const done = (answer: boolean | undefined) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(CONNECT_MS, () => done(undefined));
-    socket.once("connect", () => done(true));
-    socket.once("error", (error: NodeJS.ErrnoException) =>
-      done(error.code === "ECONNREFUSED" ? false : undefined),
-    );
+    const probe = (url.protocol === "https:" ? https : http).get(url, {
+      agent: false,
+      timeout: CONNECT_MS,
+      ...(url.protocol === "https:" ? { servername: url.hostname } : {}),
+    });
+    probe.once("response", (answer) => {
+      answer.resume();
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("timeout", () => probe.destroy(new Error("timeout")));
+    probe.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ECONNREFUSED") resolve(false);
+      else if (error.message === "timeout") resolve(undefined);
+      else resolve("cut");
+    });
   });
 }
 
