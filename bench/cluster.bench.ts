@@ -23,10 +23,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startCluster } from "../test/support/cluster.js";
+import { CLUSTER_KEYS, sessionAt, startCluster } from "../test/support/cluster.js";
 import { serveModelKit } from "../test/support/llm/modelHttp.js";
-import { idOfLine, instructionOf, promptOf } from "../test/support/llm/modelServer.js";
-import { openaiResponses } from "../test/support/llm/openai.js";
+import { shopModel } from "../test/support/llm/shopModel.js";
 import { type ServiceProcess, startService } from "../test/support/serviceProcess.js";
 import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
@@ -35,20 +34,11 @@ const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 30);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 300);
 const ARRIVALS = Number(process.env.BENCH_ARRIVALS ?? 12);
-const KEY = "key-cluster-alpha-0123456789";
+const KEY = CLUSTER_KEYS.alpha;
 
-const kit = await serveModelKit(
-  openaiResponses((request) => {
-    const prompt = promptOf(request);
-    if (instructionOf(request).includes("cart says")) {
-      return { extraction: prompt.match(/Cart: \w+/)?.[0] ?? "Cart: empty" };
-    }
-    const lines = prompt.split("\n");
-    const from = lines.findIndex((l) => l.includes('link "Black tea"'));
-    const id = idOfLine(lines.slice(from).join("\n"), 'button "Add to cart"');
-    return { elements: [{ elementId: id, description: "add", method: "click", arguments: [] }] };
-  }),
-);
+// The test kit's scripted shop model: the "Add to cart" button after the product named, the
+// "Cart:" line for extract.
+const kit = await serveModelKit(shopModel());
 const pages = await startBenchServer();
 const pageUrl = `${pages.origin}/fixtures/outline/shop.html`;
 const settings = {
@@ -93,14 +83,7 @@ async function call(base: string, path: string, body: unknown): Promise<Answer> 
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.95 * (xs.length - 1))]!;
 const f = (x: number) => x.toFixed(1);
 
-async function startOn(base: string): Promise<string> {
-  const started = await call(base, "/sessions/start", { modelName: "openai/gpt-4.1-mini" });
-  if (!started.ok) throw new Error(`no session: ${JSON.stringify(started.data)}`);
-  const { sessionId } = started.data as { sessionId: string };
-  const went = await call(base, `/sessions/${sessionId}/navigate`, { url: pageUrl, options: {} });
-  if (!went.ok) throw new Error(`no page: ${JSON.stringify(went.data)}`);
-  return sessionId;
-}
+const startOn = (base: string) => sessionAt(base, pageUrl);
 
 /** The load of part 2 on `bases`; `entry` picks the instance each call is sent to. */
 async function load(

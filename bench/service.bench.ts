@@ -16,8 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "../lib/index.js";
 import { serveModelKit } from "../test/support/llm/modelHttp.js";
-import { idOfLine, instructionOf, promptOf } from "../test/support/llm/modelServer.js";
-import { openaiResponses } from "../test/support/llm/openai.js";
+import { shopModel } from "../test/support/llm/shopModel.js";
 import { liveDescendants } from "../test/support/processes.js";
 import { startService } from "../test/support/serviceProcess.js";
 import { median } from "./median.js";
@@ -27,18 +26,9 @@ const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 20);
 const KEY = "bench-key-0123456789abcdef";
 const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench-service" };
 
-const kit = await serveModelKit(
-  openaiResponses((request) => {
-    const prompt = promptOf(request);
-    if (instructionOf(request).includes("cart says")) {
-      return { extraction: prompt.match(/Cart: \w+/)?.[0] ?? "Cart: empty" };
-    }
-    const lines = prompt.split("\n");
-    const from = lines.findIndex((l) => l.includes('link "Black tea"'));
-    const id = idOfLine(lines.slice(from).join("\n"), 'button "Add to cart"');
-    return { elements: [{ elementId: id, description: "add", method: "click", arguments: [] }] };
-  }),
-);
+// The test kit's scripted shop model: the "Add to cart" button after the product named, the
+// "Cart:" line for extract.
+const kit = await serveModelKit(shopModel());
 // The in-process clients resolve their model as the service does: by OPENAI_BASE_URL, at the kit.
 process.env.OPENAI_BASE_URL = kit.url;
 

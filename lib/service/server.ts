@@ -89,9 +89,10 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
       });
     }
     request.project = project;
-    request.forwardedBase = cluster?.forwardedBase(request.raw);
+    const forwarded = cluster?.isForwarded(request.raw) === true;
+    if (forwarded) request.forwardedBase = cluster?.publicBaseOf(request.raw);
     // Counted once, by the instance the caller reached.
-    const wait = cluster?.isForwarded(request.raw) ? undefined : await limit.take(project);
+    const wait = forwarded ? undefined : await limit.take(project);
     if (wait !== undefined) {
       return reply
         .code(429)

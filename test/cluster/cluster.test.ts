@@ -9,7 +9,7 @@
 import { connect } from "node:net";
 import { chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CLUSTER_KEYS, type Cluster, startCluster, v1 } from "../support/cluster.js";
+import { CLUSTER_KEYS, type Cluster, sessionAt, startCluster, v1 } from "../support/cluster.js";
 import { restoreEnvAfterwards } from "../support/env.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
@@ -40,17 +40,7 @@ afterAll(async () => {
 }, 60_000);
 
 /** A session started on `base`, its page at the shop. */
-async function shopSession(base: string): Promise<string> {
-  const started = await v1(base, "POST", "/sessions/start", { modelName: "openai/gpt-4.1-mini" });
-  expect(started.body).toMatchObject({ success: true });
-  const id = started.body.data!.sessionId!;
-  const went = await v1(base, "POST", `/sessions/${id}/navigate`, {
-    url: pages.url("outline/shop.html"),
-    options: {},
-  });
-  expect(went.body).toMatchObject({ success: true });
-  return id;
-}
+const shopSession = (base: string) => sessionAt(base, pages.url("outline/shop.html"));
 
 let restoreEnv: (() => void) | undefined;
 beforeEach(() => {

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { HttpResponse, http } from "msw";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLUSTER_KEYS, type Cluster, startCluster, v1 } from "../support/cluster.js";
+import { CLUSTER_KEYS, type Cluster, sessionAt, startCluster, v1 } from "../support/cluster.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { freePort } from "../support/ports.js";
@@ -31,17 +31,8 @@ afterAll(async () => {
   await kit?.close();
 }, 60_000);
 
-async function shopSession(base: string): Promise<string> {
-  const started = await v1(base, "POST", "/sessions/start", { modelName: "openai/gpt-4.1-mini" });
-  expect(started.body).toMatchObject({ success: true });
-  const id = started.body.data!.sessionId!;
-  const went = await v1(base, "POST", `/sessions/${id}/navigate`, {
-    url: pages.url("outline/shop.html"),
-    options: {},
-  });
-  expect(went.body).toMatchObject({ success: true });
-  return id;
-}
+/** A session started on `base`, its page at the shop. */
+const shopSession = (base: string) => sessionAt(base, pages.url("outline/shop.html"));
 
 /** The page's outline, asked with no model (extract with no instruction). */
 const outline = (base: string, id: string) =>

@@ -122,6 +122,16 @@ export async function v1(
   };
 }
 
+/** A session started on `base` (its project's key), its page at `page`; throws, saying why, when either fails. */
+export async function sessionAt(base: string, page: string): Promise<string> {
+  const started = await v1(base, "POST", "/sessions/start", { modelName: "openai/gpt-4.1-mini" });
+  const id = started.body.data?.sessionId;
+  if (!started.body.success || !id) throw new Error(`no session: ${JSON.stringify(started.body)}`);
+  const went = await v1(base, "POST", `/sessions/${id}/navigate`, { url: page, options: {} });
+  if (!went.body.success) throw new Error(`no page: ${JSON.stringify(went.body)}`);
+  return id;
+}
+
 export interface V1Answer {
   success: boolean;
   message?: string;

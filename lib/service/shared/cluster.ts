@@ -3,15 +3,14 @@
  * cache and the rate-limit counters there, registers its sessions, and answers for any
  * session: a request (HTTP, SSE, the CDP WebSocket, the dashboard's) for a session another
  * instance owns is forwarded to that owner; a `/start` that finds this instance full is placed
- * on one with room. A forwarded request carries a token every instance derives from the API
- * keys they share, so the owner neither counts it against the rate limit again nor forwards it
- * on.
+ * on one with room. A forwarded request carries a token only the instances know (a secret kept
+ * in Redis), so the owner neither counts it against the rate limit again nor forwards it on.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Redis } from "ioredis";
-import { failureBody } from "../answers.js";
+import { failureBody, statusOf } from "../answers.js";
 import type { SharedConfig } from "../config.js";
 import type { ServerCacheStore } from "../serverCache.js";
 import { OwnerUnreachable, SessionGone } from "../serviceErrors.js";
@@ -60,7 +59,6 @@ export class Cluster implements SessionWatcher {
   private constructor(
     private readonly config: SharedConfig,
     private readonly redis: Redis,
-    private readonly events: Redis,
     ratePerMinute: number,
   ) {
     this.cache = new RedisCacheStore(redis);
@@ -69,12 +67,8 @@ export class Cluster implements SessionWatcher {
 
   /** Connects to Redis (a clear error when it cannot be reached) before anything listens. */
   static async join(config: SharedConfig, ratePerMinute: number): Promise<Cluster> {
-    const redis = await connectRedis(config.redisUrl, "wayfarer");
-    const events = await connectRedis(config.redisUrl, "wayfarer-events").catch((error) => {
-      redis.disconnect();
-      throw error;
-    });
-    const cluster = new Cluster(config, redis, events, ratePerMinute);
+    const redis = await connectRedis(config.redisUrl);
+    const cluster = new Cluster(config, redis, ratePerMinute);
     await cluster.readSecret();
     // Redis back, maybe empty: the secret is read (or made) again.
     redis.on("ready", () => void cluster.readSecret().catch(() => {}));
@@ -109,7 +103,6 @@ export class Cluster implements SessionWatcher {
     const url = this.config.internalUrl ?? boundUrl;
     this.registry = new Registry(
       this.redis,
-      this.events,
       {
         id: this.instanceId,
         url,
@@ -138,10 +131,10 @@ export class Cluster implements SessionWatcher {
     return this.tokens.map((t) => timingSafeEqual(seen, t)).includes(true);
   }
 
-  /** The base URL a forwarded request's caller reached the first instance by. */
-  forwardedBase(request: IncomingMessage): string | undefined {
+  /** The base URL a forwarded request's caller reached the first instance by (ask isForwarded first). */
+  publicBaseOf(request: IncomingMessage): string | undefined {
     const base = request.headers[PUBLIC_BASE];
-    return typeof base === "string" && this.isForwarded(request) ? base : undefined;
+    return typeof base === "string" ? base : undefined;
   }
 
   /**
@@ -169,7 +162,6 @@ export class Cluster implements SessionWatcher {
       base: route.instance.url,
       request,
       response,
-      claim: () => {},
       signal: watch.signal,
       headers: this.forwardHeaders(publicBase),
       ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)) }),
@@ -206,20 +198,15 @@ export class Cluster implements SessionWatcher {
     if (!this.registry) return false;
     const route = await this.registry.route(sessionId);
     if (route.kind === "here") return false;
-    let outcome =
+    const outcome =
       route.kind === "owner"
-        ? await forwardUpgrade(route.instance.url, request, socket, head)
-        : route.kind === "gone"
-          ? "refused"
-          : "unreachable";
-    if (outcome === "unreachable" && route.kind === "owner") {
-      if ((await listening(route.instance.url)) === false) outcome = "refused";
-    }
-    if (outcome === "refused" && route.kind === "owner") this.registry.markDead(route.instance.id);
-    if (outcome === "refused") socket.end("HTTP/1.1 410 Gone\r\nconnection: close\r\n\r\n");
-    if (outcome === "unreachable") {
-      socket.end("HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n");
-    }
+        ? await this.verdict(
+            route.instance,
+            await forwardUpgrade(route.instance.url, request, socket, head),
+          )
+        : route.kind;
+    if (outcome === "gone") socket.end("HTTP/1.1 410 Gone\r\nconnection: close\r\n\r\n");
+    if (outcome === "unknown") socket.end("HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n");
     return true;
   }
 
@@ -257,20 +244,19 @@ export class Cluster implements SessionWatcher {
   async close(): Promise<void> {
     await this.registry?.close();
     // quit: the last session-ended events and deletions are answered before the connection ends.
-    await Promise.all([this.redis, this.events].map((r) => r.quit().catch(() => r.disconnect())));
+    await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
-  /** A forward that got no answer: 410 when the owner is gone (its port refuses), else 502. */
+  /** After a forward that got no answer, the failure it is answered with. */
   private async afterForward(
     owner: InstanceView,
     outcome: ForwardOutcome,
     sessionId: string,
     response: ServerResponse,
   ): Promise<void> {
-    if (outcome === "relayed" || outcome === "full") return;
-    // Cut mid-request (a SIGKILL while it ran): gone, unless something still listens there.
-    if (outcome === "refused" || (await listening(owner.url)) === false) {
-      this.registry?.markDead(owner.id);
+    const verdict = await this.verdict(owner, outcome);
+    if (verdict === "answered") return;
+    if (verdict === "gone") {
       fail(response, this.failureOf(sessionId, { kind: "gone", instance: owner.id }));
       return;
     }
@@ -280,6 +266,23 @@ export class Cluster implements SessionWatcher {
         `The instance that holds session ${sessionId} (${owner.id}) could not be reached; try again.`,
       ),
     );
+  }
+
+  /**
+   * What a forward's outcome says of its owner: it answered, it is gone (its port refuses, also
+   * when the connection was cut mid-request by a kill; it is marked dead), or it could not be
+   * reached.
+   */
+  private async verdict(
+    owner: InstanceView,
+    outcome: ForwardOutcome,
+  ): Promise<"answered" | "gone" | "unknown"> {
+    if (outcome === "relayed" || outcome === "full") return "answered";
+    if (outcome === "refused" || (await listening(owner.url)) === false) {
+      this.registry?.markDead(owner.id);
+      return "gone";
+    }
+    return "unknown";
   }
 
   private failureOf(sessionId: string, route: Exclude<Route, { kind: "here" | "owner" }>) {
@@ -298,9 +301,10 @@ function fail(response: ServerResponse, error: SessionGone | OwnerUnreachable): 
     response.end();
     return;
   }
-  const status = error instanceof SessionGone ? 410 : 502;
+  const status = statusOf(error);
   response.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
+    // Not reached now, maybe in a moment: the remote client retries a GET on 502.
     ...(status === 502 ? { "retry-after": "1" } : {}),
   });
   response.end(JSON.stringify(failureBody(error)));

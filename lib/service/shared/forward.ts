@@ -30,7 +30,7 @@ const HOP_BY_HOP = new Set([
   "upgrade",
 ]);
 
-export function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
@@ -57,8 +57,8 @@ export interface ForwardRequest {
   body?: Buffer;
   headers?: Record<string, string>;
   passOn503?: boolean;
-  /** Called once, before anything is written to `response` (the framework lets go of it). */
-  claim: () => void;
+  /** Called before anything is written to `response` (the framework lets go of it). */
+  claim?: () => void;
   /** Aborted when the owner is found gone while this waits (its heartbeat stopped). */
   signal?: AbortSignal;
 }
@@ -79,7 +79,7 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
   const { request, response } = f;
   // The caller went away while the owner was looked up: nothing to forward.
   if (response.destroyed || (!f.body && request.destroyed)) {
-    f.claim();
+    f.claim?.();
     request.destroy();
     return Promise.resolve("relayed");
   }
@@ -132,7 +132,7 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
         settle("full");
         return;
       }
-      f.claim();
+      f.claim?.();
       response.writeHead(status, endToEnd(answer.headers));
       response.flushHeaders();
       answer.pipe(response);

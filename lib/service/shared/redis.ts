@@ -1,8 +1,8 @@
 /**
- * The Redis connections of shared mode: one for commands, one for the session-ended events.
- * Reaching Redis at start is required (a clear error within 5 s otherwise); afterwards a lost
- * connection is retried for ever, commands fail at once while it is down (no queue that would
- * make requests wait) and within a second when it does not answer, so callers fall back.
+ * The Redis connection of shared mode. Reaching Redis at start is required (a clear error
+ * within 5 s otherwise); afterwards a lost connection is retried for ever, commands fail at
+ * once while it is down (no queue that would make requests wait) and within a second when it
+ * does not answer, so callers fall back.
  */
 import { Redis } from "ioredis";
 import { ServiceError } from "../../errors.js";
@@ -20,10 +20,10 @@ export class RedisUnreachable extends ServiceError {
   override name = "RedisUnreachable";
 }
 
-export async function connectRedis(url: string, name: string): Promise<Redis> {
+export async function connectRedis(url: string): Promise<Redis> {
   const redis = new Redis(url, {
     lazyConnect: true,
-    connectionName: name,
+    connectionName: "wayfarer",
     connectTimeout: 2_000,
     commandTimeout: 1_000,
     enableOfflineQueue: false,

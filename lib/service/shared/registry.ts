@@ -2,14 +2,15 @@
  * The shared registry (DESIGN.md, "The service: state and scale"): each instance's entry (its
  * internal URL and room for sessions) and each session's (owner instance, internal URL,
  * project, status, last seen), both renewed by the owner's heartbeat and gone a TTL after it
- * stops; and the session-ended events. It answers where a session lives: here, on a live
- * owner (its URL), or nowhere any more (its owner is gone: 410).
+ * stops; and the session-ended events, published for whoever watches. It answers where a
+ * session lives, from the owner its id names: here, on a live owner (its URL), or nowhere any
+ * more (its owner is gone: 410).
  *
  * Redis may restart empty or be unreachable for a while: the owner keeps its sessions, a lookup
- * falls back on the owner named in the id and on the instances this one has seen, and the next
- * heartbeat after Redis is back writes every entry again.
+ * falls back on the addresses of the instances this one has seen, and the next heartbeat after
+ * Redis is back writes every entry again.
  */
-import type { Redis } from "ioredis";
+import type { ChainableCommander, Redis } from "ioredis";
 import type { Session } from "../session.js";
 import type { SessionWatcher } from "../sessions.js";
 import { listening } from "./forward.js";
@@ -58,22 +59,17 @@ export class Registry implements SessionWatcher {
   private readonly addresses = new Map<string, string>();
   /** When Redis last became ready: entries may still be missing for a TTL after. */
   private readyAt = Date.now();
-  /** Sessions' owners looked up before, forgotten when the session-ended event comes. */
-  private readonly owners = new Map<string, string>();
   private heartbeat: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
 
   constructor(
     private readonly redis: Redis,
-    private readonly events: Redis,
     private readonly me: Me,
     private readonly ttlMs: number,
   ) {}
 
   /** Writes this instance's entry, reads the others', and keeps both fresh. */
   async start(): Promise<void> {
-    await this.events.subscribe(KEY.ended);
-    this.events.on("message", (_channel: string, id: string) => this.owners.delete(id));
     // Redis back after a restart (maybe empty): every entry is written again at once.
     this.redis.on("ready", () => {
       this.readyAt = Date.now();
@@ -85,17 +81,7 @@ export class Registry implements SessionWatcher {
   }
 
   started(session: Session): void {
-    const at = String(Date.now());
-    this.redis
-      .multi()
-      .hset(KEY.session(session.id), {
-        owner: this.me.id,
-        url: this.me.url,
-        project: session.project,
-        status: "RUNNING",
-        lastSeen: at,
-      })
-      .pexpire(KEY.session(session.id), this.ttlMs)
+    this.writeSession(this.redis.multi(), session)
       .hset(KEY.instance(this.me.id), "room", this.me.room())
       .exec()
       .catch(() => {});
@@ -111,28 +97,19 @@ export class Registry implements SessionWatcher {
       .catch(() => {});
   }
 
-  /** Where the session with this id lives. */
+  /**
+   * Where the session with this id lives. Its id names its owner (the owner made it), so this
+   * is the owner's entry: its address, or whether it is gone.
+   */
   async route(sessionId: string): Promise<Route> {
-    const named = ownerOf(sessionId);
-    if (!named || named === this.me.id) return { kind: "here" };
-    let owner = this.owners.get(sessionId);
-    let entryUrl: string | undefined;
-    if (!owner) {
-      const entry = await this.redis
-        .hmget(KEY.session(sessionId), "owner", "url")
-        .catch(() => [null, null]);
-      // A registry miss (ended, or Redis restarted empty or unreachable): the id says.
-      owner = entry[0] ?? named;
-      entryUrl = entry[1] ?? undefined;
-      if (entry[0]) this.remember(sessionId, entry[0]);
-    }
-    if (owner === this.me.id) return { kind: "here" };
+    const owner = ownerOf(sessionId);
+    if (!owner || owner === this.me.id) return { kind: "here" };
     if (this.dead.has(owner)) return { kind: "gone", instance: owner };
     const known = this.instances.get(owner);
     if (known && Date.now() - known.seenAt < this.ttlMs) return { kind: "owner", instance: known };
     const read = await this.readInstance(owner).catch(() => "unreachable" as const);
     if (read && read !== "unreachable") return { kind: "owner", instance: read };
-    const url = known?.url ?? entryUrl ?? this.addresses.get(owner);
+    const url = this.addresses.get(owner);
     if (read === "unreachable") {
       // Redis is away: the address last seen, if any; a forward finds out the rest.
       return url
@@ -186,6 +163,19 @@ export class Registry implements SessionWatcher {
       .catch(() => {});
   }
 
+  /** A session's entry, with its TTL, added to `batch`. */
+  private writeSession(batch: ChainableCommander, session: Session): ChainableCommander {
+    return batch
+      .hset(KEY.session(session.id), {
+        owner: this.me.id,
+        url: this.me.url,
+        project: session.project,
+        status: "RUNNING",
+        lastSeen: String(session.lastUsed),
+      })
+      .pexpire(KEY.session(session.id), this.ttlMs);
+  }
+
   private saw(id: string, entry: Record<string, string>): InstanceView {
     const view = {
       id,
@@ -198,11 +188,6 @@ export class Registry implements SessionWatcher {
     if (this.addresses.size > 10_000) this.addresses.clear();
     this.addresses.set(id, view.url);
     return view;
-  }
-
-  private remember(sessionId: string, owner: string): void {
-    if (this.owners.size > 50_000) this.owners.clear();
-    this.owners.set(sessionId, owner);
   }
 
   /** The instance's entry from Redis; null when it has none (it stopped, or never was). */
@@ -227,17 +212,7 @@ export class Registry implements SessionWatcher {
       .hset(KEY.instance(this.me.id), { url: this.me.url, room: this.me.room(), at: now })
       .pexpire(KEY.instance(this.me.id), this.ttlMs)
       .sadd(KEY.instances, this.me.id);
-    for (const session of this.me.sessions()) {
-      write
-        .hset(KEY.session(session.id), {
-          owner: this.me.id,
-          url: this.me.url,
-          project: session.project,
-          status: "RUNNING",
-          lastSeen: String(session.lastUsed),
-        })
-        .pexpire(KEY.session(session.id), this.ttlMs);
-    }
+    for (const session of this.me.sessions()) this.writeSession(write, session);
     try {
       await write.exec();
       const ids = (await this.redis.smembers(KEY.instances)).filter((id) => id !== this.me.id);
