@@ -530,6 +530,15 @@ export const AgentExecuteOptionsSchema = z.strictObject({
     .describe(
       "Offers the `search` tool (through `WAYFARER_SEARXNG_URL` or `BRAVE_SEARCH_API_KEY`).",
     ),
+  maxConsecutiveFailures: z
+    .number({ error: "expected a number of tool calls" })
+    .int()
+    .positive({ error: "expected at least 1 tool call" })
+    .max(100, { error: "expected at most 100 tool calls" })
+    .optional()
+    .describe(
+      'Tool calls failing one after another that end the run (`completed: false`, `stoppedBy: "failures"`); default 5.',
+    ),
   toolTimeout: z
     .lazy(() => TimeoutSchema)
     .default(DEFAULT_TOOL_TIMEOUT_MS)

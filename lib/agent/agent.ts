@@ -14,12 +14,14 @@ import { activePageOf, pageById } from "../handlers/pageSnapshot.js";
 import type { Logger } from "../log.js";
 import type { ModelClient, Models } from "../model/modelClient.js";
 import type { AgentResult, Variables } from "../options.js";
-import { sleep } from "../timeout.js";
+import { sleep, withTimeout } from "../timeout.js";
 import { hideVariables, originOf } from "../variables.js";
 import type { ResolvedAgentConfig } from "./agentConfig.js";
 import { pointAt, removeCursor } from "./cursor.js";
+import { DEFAULT_MAX_CONSECUTIVE_FAILURES } from "./guardrails.js";
 import { runLoop } from "./loop.js";
 import { captureMasked } from "./maskedCapture.js";
+import { pageState } from "./pageOutline.js";
 import { Recording } from "./recording.js";
 import { screenFor } from "./screen.js";
 import { agentSystemPrompt, taskMessage } from "./systemPrompt.js";
@@ -109,6 +111,8 @@ export async function runAgent(
       redactor: logger.redactor,
       emit: (event) => control.onEvent?.(event),
       recording,
+      pageState: () => readStateFor(run),
+      maxConsecutiveFailures: options.maxConsecutiveFailures ?? DEFAULT_MAX_CONSECUTIVE_FAILURES,
     });
     logger.info("agent", "run finished", {
       success: result.success,
@@ -145,7 +149,23 @@ export async function guardRun(run: AgentRun): Promise<(() => Promise<void>) | u
     : undefined;
 }
 
-/** What every tool of one run works with. */
+/**
+ * The page as the loop check compares it, read only for a call made before. Bounded, and with
+ * little settling: a page that cannot be read in time is taken as changed (no false loop).
+ */
+function readStateFor(run: AgentRun): Promise<string | undefined> {
+  const quick = {
+    ...run,
+    actSettings: {
+      ...run.actSettings,
+      domSettleTimeout: Math.min(1_000, run.actSettings.domSettleTimeout),
+    },
+  };
+  return withTimeout("agent", 5_000, "the page, to compare it with before a repeated call", (d) =>
+    pageState(quick, d),
+  ).catch(() => undefined);
+}
+
 /** The origin of the page a run begins on ("null" when there is none, or no web page). */
 function startOrigin(page: () => Page): string {
   try {
@@ -187,6 +207,7 @@ export function newRun(
     stop: control.signal,
     pointer: { at: { x: 0, y: 0 } },
     screens: { latest: undefined },
+    seen: { outline: undefined },
     highlightCursor: options.highlightCursor === true,
     onSafetyCheck: control.onSafetyCheck,
     newTabs: NO_TABS,

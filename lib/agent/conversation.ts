@@ -1,9 +1,10 @@
 /**
  * The messages of one run. Outlines and screenshots describe a moment: once a newer one is in
- * the conversation, older ones are cut to a line, so a step's prompt does not grow with every
- * page the agent has read. A screenshot goes to the model as an image in a user message right
- * after the tool results, the one place every provider and API format takes an image (a
- * chat-completions tool result would carry it as base64 text).
+ * the conversation (an outline may come with an action's result), older ones are cut to a
+ * line, so a step's prompt does not grow with every page the agent has read. A screenshot goes
+ * to the model as an image in a user message right after the tool results, the one place every
+ * provider and API format takes an image (a chat-completions tool result would carry it as
+ * base64 text). Notes from the loop (steps running low) go in as user messages too.
  */
 import type { ModelMessage } from "../model/modelClient.js";
 import type { SafetyCheck } from "../options.js";
@@ -28,6 +29,8 @@ export interface ToolResultEntry {
   };
   error?: boolean;
   perishable?: boolean;
+  /** What a perishable result becomes once a newer one of its kind arrives. */
+  shortened?: string;
 }
 
 export class Conversation {
@@ -58,6 +61,11 @@ export class Conversation {
         message.content = task;
       },
     ]);
+  }
+
+  /** A word from the loop itself (steps running low), read with the next step. */
+  addNote(text: string): void {
+    this.messages.push({ role: "user", content: text });
   }
 
   addAssistant(messages: ModelMessage[]): void {
@@ -103,10 +111,13 @@ export class Conversation {
     for (const [i, r] of results.entries()) {
       if (!r.perishable || r.error || (r.image && !r.imageInResult)) continue;
       const part = parts[i]!;
-      add(r.image ? "screenshot" : r.toolName, () => {
+      // Text that perishes is an outline, whichever tool answered with it (outline, act by id).
+      add(r.image ? "screenshot" : "outline", () => {
         part.output = {
           type: "text",
-          value: `(an earlier ${r.toolName} result, left out: the page may have changed since; call ${r.toolName} again to see it now)`,
+          value:
+            r.shortened ??
+            `(an earlier ${r.toolName} result, left out: the page may have changed since; call ${r.toolName} again to see it now)`,
         };
       });
     }

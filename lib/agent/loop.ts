@@ -15,6 +15,7 @@ import { readableMessage, surface } from "../readableError.js";
 import { withTimeout } from "../timeout.js";
 import { hideVariables } from "../variables.js";
 import { Conversation, type ToolResultEntry } from "./conversation.js";
+import { FailureStreak, Repeats, stepNote, toolsAt } from "./guardrails.js";
 import type { Recording } from "./recording.js";
 import type { AgentRun, AgentTool, ToolOutput } from "./tools/defineTool.js";
 
@@ -40,9 +41,13 @@ export interface LoopSettings {
   emit: (event: AgentEvent) => void;
   /** With `shouldCache`: the tool calls that changed the page, as steps a replay repeats. */
   recording?: Recording;
+  /** The page as the loop check compares it; undefined when it cannot be read. */
+  pageState?: () => Promise<string | undefined>;
+  /** Tool calls failing in a row that end the run. */
+  maxConsecutiveFailures: number;
 }
 
-type StopReason = "done" | "text" | "maxSteps" | "aborted" | (string & {});
+type StopReason = "done" | "text" | "maxSteps" | "aborted" | "loop" | "failures" | (string & {});
 
 export async function runLoop(s: LoopSettings): Promise<AgentResult> {
   const conversation = new Conversation(s.task, s.screenshot);
@@ -53,6 +58,8 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
   let finish: NonNullable<ToolOutput["finish"]> | undefined;
   let stoppedBy: StopReason = "maxSteps";
   let steps = 0;
+  const repeats = new Repeats(s.pageState ?? (async () => undefined));
+  const streak = new FailureStreak(s.maxConsecutiveFailures);
 
   while (steps < s.maxSteps) {
     if (s.signal?.aborted) {
@@ -61,6 +68,9 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
     }
     const step = ++steps;
     s.emit({ type: "step-start", step });
+    const note = stepNote(step, s.maxSteps);
+    if (note) conversation.addNote(note);
+    const offered = toolsAt(s.tools, step, s.maxSteps);
     const spent = new UsageSum();
     let answer: Awaited<ReturnType<Models["converse"]>>;
     try {
@@ -73,7 +83,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
             operation: "agent",
             system: s.system,
             messages: conversation.messages,
-            tools: s.tools,
+            tools: offered,
             model: s.model,
             computer: s.computerScreen ? await s.computerScreen() : undefined,
             signal: joined(deadline.signal, s.signal),
@@ -114,8 +124,14 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
     for (const call of answer.toolCalls) {
       if (finish || s.signal?.aborted) {
         // Not run; the conversation still needs an answer to each call.
-        const why = finish ? "the task was already finished" : "the run was stopped";
+        const why =
+          finish?.stoppedBy === undefined ? "the task was already finished" : "the run was stopped";
         results.push({ ...call, text: `Not run: ${why}.`, error: true });
+        continue;
+      }
+      if (byName.has(call.toolName) && !offered.some((t) => t.name === call.toolName)) {
+        const only = offered.map((t) => t.name).join(", ");
+        results.push({ ...call, text: `Not run: this step offers only ${only}.`, error: true });
         continue;
       }
       const shown = byName.get(call.toolName)?.describeInput?.(call.input) ?? call.input;
@@ -126,14 +142,18 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         toolName: call.toolName,
         input: clean(shown),
       });
+      const before = await repeats.before(call);
       const started = Date.now();
       const outcome = await runTool(call, byName, s, (u) => spent.add(u));
       const timeMs = Date.now() - started;
+      const repeated =
+        outcome.ok && outcome.output.finish ? undefined : await repeats.after(call, before);
       if (outcome.ok && outcome.output.replay !== undefined)
         s.recording?.add(outcome.output.replay);
       else if (!outcome.ok && outcome.ran && byName.get(call.toolName)?.unreplayableOnError)
         s.recording?.add(null);
-      const text = clean(outcome.ok ? outcome.output.text : outcome.error);
+      const nudge = repeated && "nudge" in repeated ? `\n${repeated.nudge}` : "";
+      const text = clean(outcome.ok ? outcome.output.text : outcome.error) + nudge;
       const failed = outcome.ok ? outcome.output.failed : outcome.error;
       results.push({
         toolCallId: call.toolCallId,
@@ -145,6 +165,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         resultMeta: outcome.ok ? clean(outcome.output.resultMeta) : undefined,
         error: !outcome.ok,
         perishable: outcome.ok && outcome.output.perishable,
+        shortened: outcome.ok ? outcome.output.shortened : undefined,
       });
       const thought = call.toolName === "think" ? undefined : reasoning;
       actions.push(
@@ -172,6 +193,21 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       if (outcome.ok && outcome.output.finish) {
         finish = clean(outcome.output.finish);
         stoppedBy = finish.stoppedBy ?? "done";
+        continue;
+      }
+      // An act that did not manage its action fails as much as one that threw.
+      const unsuccessful =
+        outcome.ok && outcome.output.action?.success === false ? text : undefined;
+      const streakEnd = streak.record(call.toolName, failed ?? unsuccessful);
+      const guard =
+        repeated && "stop" in repeated
+          ? { stoppedBy: "loop", message: repeated.stop }
+          : streakEnd
+            ? { stoppedBy: "failures", message: clean(streakEnd) }
+            : undefined;
+      if (guard) {
+        finish = { success: false, completed: false, ...guard };
+        stoppedBy = guard.stoppedBy;
       }
     }
     conversation.addToolResults(results);

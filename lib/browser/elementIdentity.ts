@@ -10,7 +10,7 @@ import { inPage } from "./inPage.js";
 
 /** The identity of an element already resolved (one call into the page). */
 export function identityOfElement(element: ElementHandle): Promise<ElementIdentity> {
-  return element.evaluate(IDENTITY_IN_PAGE);
+  return element.evaluate(inPage(identityIn));
 }
 
 /** The identity of what has the focus (through open shadow roots); null for the page itself. */
@@ -36,7 +36,11 @@ export function sameIdentity(a: ElementIdentity, b: ElementIdentity): boolean {
   return a.role === b.role && a.name === b.name && a.context === b.context;
 }
 
-const IDENTITY_IN_PAGE = inPage((element: Element): ElementIdentity => {
+/**
+ * Runs in the page. Self-contained: the outline's walk (lib/snapshot) is sent it as source, to
+ * record the identity of each element it gives an id.
+ */
+export function identityIn(element: Element): ElementIdentity {
   const words = (text: string | null | undefined, max: number) =>
     (text ?? "").replace(/\s+/g, " ").trim().slice(0, max);
   // textContent, not innerText: the same answer whatever the layout, and no layout pass.
@@ -95,4 +99,4 @@ const IDENTITY_IN_PAGE = inPage((element: Element): ElementIdentity => {
     at = parent;
   }
   return { role, name, context };
-});
+}

@@ -25,7 +25,7 @@ export interface SnapshotSettings {
 
 export async function snapshotFor(
   page: Page,
-  options: { selector?: string; ignoreSelectors?: string[] },
+  options: { selector?: string; ignoreSelectors?: string[]; identities?: boolean },
   settings: SnapshotSettings,
   deadline: Deadline,
 ): Promise<Snapshot> {
@@ -37,6 +37,7 @@ export async function snapshotFor(
       domSettleTimeout: settings.domSettleTimeout,
       tokenBudget: settings.outlineTokenBudget,
       mask: settings.mask?.(),
+      identities: options.identities,
     },
     deadline,
     settings.logger,

@@ -25,6 +25,7 @@ import type { InferenceLog } from "./inferenceLog.js";
 import { toModelError } from "./modelErrors.js";
 import { computerToolFor, type ResolvedModel, resolveModel } from "./providers.js";
 import { retryDelay } from "./retries.js";
+import { toolInputSchema } from "./toolSchema.js";
 
 export type Operation = "act" | "extract" | "observe" | "agent";
 
@@ -152,7 +153,7 @@ export class ModelClient implements Models {
     const tools: Record<string, Tool> = Object.fromEntries(
       call.tools.map((t) => [
         t.name,
-        tool({ description: t.description, inputSchema: t.inputSchema }),
+        tool({ description: t.description, inputSchema: toolInputSchema(t.inputSchema) }),
       ]),
     );
     if (call.computer) {

@@ -8,6 +8,7 @@
 import type { Page } from "playwright-core";
 import { actionAge } from "../browser/actionNotes.js";
 import { DOM_ACTIVITY_SOURCE } from "../browser/domActivity.js";
+import { identityIn } from "../browser/elementIdentity.js";
 import {
   type FrameSession,
   isolatedWorld,
@@ -47,6 +48,8 @@ export interface Capture {
   scopeFrameId?: string;
   /** Longest a child frame may take before it is shown empty (a frame busy in a loop). */
   childTimeoutMs: number;
+  /** Record what each element with an id is (its role, name and context). */
+  identities: boolean;
   /** Worlds holding this capture's stash, cleaned afterwards. */
   touched: { owner: FrameSession; world: number }[];
   logger: Logger;
@@ -60,6 +63,7 @@ const SERIALIZE = `function (request) {
     (${pageSemantics.toString()})(),
     ${DOM_ACTIVITY_SOURCE},
     (${elementPath.toString()}),
+    (${identityIn.toString()}),
   );
 }`;
 
@@ -102,6 +106,7 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
     key: capture.key,
     expectScope: capture.scopeFrameId === frameId,
     actionAge: actionAge(capture.page),
+    identities: capture.identities,
   });
   let lines = await serialize(owner, world, request());
   for (let round = 0; lines.candidates > 0; round++) {
@@ -142,7 +147,7 @@ export function cleanUp(capture: Capture): void {
 async function serialize(
   owner: FrameSession,
   world: number,
-  request: { key: string; expectScope: boolean; actionAge: number },
+  request: { key: string; expectScope: boolean; actionAge: number; identities: boolean },
 ): Promise<FrameLines> {
   const { result, exceptionDetails } = await owner.session.send("Runtime.callFunctionOn", {
     functionDeclaration: SERIALIZE,

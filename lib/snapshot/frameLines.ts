@@ -1,3 +1,5 @@
+import type { ElementIdentity } from "../api/operations.js";
+
 /**
  * What the walk of one frame (serializeFrame.ts, run in the page) keeps there and sends back.
  */
@@ -34,6 +36,8 @@ export interface FrameLines {
   path: string[];
   /** Absolute URL of a link; "" if none. */
   url: string[];
+  /** Asked for (`identities`): what each element with an id is (elementIdentity.ts); else null. */
+  identity: (ElementIdentity | null)[];
   /** Distance from the top of the document, CSS px, for viewport ordering. */
   top: number[];
   /** Index into `stash.frames` for an iframe line; -1 otherwise. */

@@ -3,6 +3,7 @@
  * ids are numbered in document order across frames, and each id's selector runs through the
  * iframe elements it lives in.
  */
+import type { ElementIdentity } from "../api/operations.js";
 import type { CapturedFrame } from "./captureFrames.js";
 import { finishLine, type Mask } from "./quoting.js";
 
@@ -24,6 +25,8 @@ export interface Outline {
   selectors: Record<string, string>;
   /** Element id → absolute URL, for links. */
   urls: Record<string, string>;
+  /** Element id → what it is (role, name, context), when the capture was asked for them. */
+  identities: Record<string, ElementIdentity>;
   /** The main frame's viewport when captured, for viewport ordering. */
   viewport: { top: number; height: number };
 }
@@ -58,6 +61,7 @@ export function assembleOutline(
     lines: [],
     selectors: {},
     urls: {},
+    identities: {},
     viewport: { top: root.lines.scrollY, height: root.lines.viewportHeight },
   };
   let nextId = 1;
@@ -75,6 +79,7 @@ export function assembleOutline(
         const id = String(nextId++);
         outline.selectors[id] = `xpath=${pathPrefix}${l.path[i]}`;
         if (l.url[i]) outline.urls[id] = l.url[i]!;
+        if (l.identity[i]) outline.identities[id] = l.identity[i]!;
         body = `[${id}] ${body}`;
       }
       const top = topOffset + l.top[i]!;

@@ -9,15 +9,17 @@
  * change the built-ins it uses. Self-contained on purpose: it is sent to the page as source
  * text, with what it needs (roles and names, element paths, the DOM watcher) as arguments.
  */
+import type { ElementIdentity } from "../api/operations.js";
 import type { DomWatcher } from "../browser/domActivity.js";
 import type { FrameLines, FrameStash, WorldStore } from "./frameLines.js";
 import type { PageSemantics } from "./pageSemantics.js";
 
 export function serializeFrame(
-  request: { key: string; expectScope: boolean; actionAge: number },
+  request: { key: string; expectScope: boolean; actionAge: number; identities: boolean },
   sem: PageSemantics,
   dom: { watch: () => DomWatcher; quietFor: (actionAge: number) => number },
   elementPath: (el: Element) => string,
+  identityOf: (el: Element) => ElementIdentity,
 ): FrameLines {
   const quietFor = dom.quietFor(request.actionAge);
   const watcher = dom.watch();
@@ -77,6 +79,7 @@ export function serializeFrame(
     interactive: [],
     path: [],
     url: [],
+    identity: [],
     top: [],
     frame: [],
     candidates: 0,
@@ -399,6 +402,7 @@ export function serializeFrame(
     out.interactive.push(interactive ? 1 : 0);
     out.path.push(interactive || frame >= 0 ? path : "");
     out.url.push(url);
+    out.identity.push(interactive && request.identities ? identityOf(el) : null);
     // Boxless elements (a closed select's options) sit where the line before them does.
     const r = el.getBoundingClientRect();
     const top = r.width || r.height ? Math.round(r.top + window.scrollY) : (out.top.at(-1) ?? 0);

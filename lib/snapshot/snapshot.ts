@@ -43,6 +43,8 @@ export interface SnapshotRequest {
   tokenBudget?: number;
   /** Hides typed values in the outline, before its quoting and its chunks. */
   mask?: Mask;
+  /** Records each id's element identity (`identities`): what acting by id checks. */
+  identities?: boolean;
 }
 
 export interface Snapshot extends Outline {
@@ -136,6 +138,7 @@ async function captureOnce(
     key: `__wayfarer_${randomUUID().replaceAll("-", "")}`,
     // A frame stuck in a loop must not take the whole call with it.
     childTimeoutMs: Math.max(1_000, deadline.remaining() / 2),
+    identities: request.identities === true,
     touched: [],
     logger,
   };

@@ -176,9 +176,14 @@ describe("agent: variables, limits and failures", () => {
       metadata: { steps: 3, stoppedBy: "maxSteps" },
     });
     expect(result.message).toContain("maxSteps (3)");
-    expect(result.actions).toHaveLength(3);
+    // The last step offers only done: the think it asked for again is not run.
+    expect(result.actions).toHaveLength(2);
     expect(result.actions[0]).toMatchObject({ type: "think", reasoning: "still looking" });
-    expect(model.requestsTo("/responses")).toHaveLength(3);
+    const turns = model.requestsTo("/responses").map((r) => readAgentTurn(r));
+    expect(turns).toHaveLength(3);
+    expect(turns.map((t) => t.tools.length > 1)).toEqual([true, true, false]);
+    expect(turns[2]!.tools).toEqual(["done"]);
+    expect(JSON.stringify(turns[2]!.request.body)).toContain("This is the last step (maxSteps 3)");
   });
 
   it("bounds each tool call by toolTimeout and tells the model, which goes on", async () => {

@@ -1,26 +1,57 @@
 import { z } from "zod";
+import type { ActResult } from "../../api/operations.js";
 import { act } from "../../handlers/act.js";
+import { type ElementById, elementById, StaleIdError, staleMessage } from "../elementById.js";
+import { type PageReading, readPage } from "../pageOutline.js";
 import { elementStep } from "../recording.js";
+import type { AgentRun, ToolOutput } from "./defineTool.js";
 import { defineTool } from "./defineTool.js";
+
+/** What act does to an element named by id (the Action methods that need no second element). */
+export const ID_METHODS = [
+  "click",
+  "fill",
+  "type",
+  "press",
+  "selectOptionFromDropdown",
+  "hover",
+  "doubleClick",
+  "scrollTo",
+] as const;
 
 export default defineTool({
   name: "act",
   description:
-    "Do one thing on one element of the page: click, type into a field, choose an option, press a key in a field. Say which element by what a user sees.",
+    "One action on one element: by its [id] in the latest outline (answers with the page after), or in words.",
   unreplayableOnError: true,
-  inputSchema: z.object({
-    action: z
-      .string()
-      .min(1)
-      .describe(
-        'One action on one element, e.g. "click the Search button", "type %email% into the Email field", "select Large in the Size dropdown". Use a %name% token for a variable\'s value.',
-      ),
-  }),
-  async execute({ action }, run, deadline) {
+  inputSchema: z
+    .object({
+      id: z.coerce.string().optional().describe("The element's [id] in the latest outline"),
+      method: z.enum(ID_METHODS).optional().describe("With id; default click"),
+      value: z
+        .string()
+        .optional()
+        .describe("fill/type: the text (or %name%); press: a key; select…: the option"),
+      action: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Without id: the action in words, "click the Search button"'),
+    })
+    .refine((input) => input.id !== undefined || input.action !== undefined, {
+      error: "give the element's id (with method), or the action in words",
+    }),
+  async execute({ id, method, value, action }, run, deadline) {
+    if (id !== undefined) {
+      const target = elementById(run.seen.outline, id, method ?? "click", value, run.variables);
+      const result = await actOn(target, run, deadline);
+      const after = await readPage(run, deadline);
+      return byIdOutput(`${target.action.method} on`, target, result, after, run);
+    }
     const result = await act(
       run.context,
       run.page(),
-      action,
+      action!,
       { model: run.executionModel, variables: run.variables },
       run.actSettings,
       deadline,
@@ -36,7 +67,61 @@ export default defineTool({
         success: result.success,
         pageUrl: page.url(),
       },
-      replay: run.recording ? elementStep(action, result) : undefined,
+      replay: run.recording ? elementStep(action!, result) : undefined,
     };
   },
 });
+
+/** Acts on the element an id named, only if it is still the one the outline showed. */
+export async function actOn(
+  target: ElementById,
+  run: AgentRun,
+  deadline: Parameters<typeof act>[5],
+): Promise<ActResult> {
+  const page = run.page();
+  // Nothing there any more: say so now, not after waiting for it to come.
+  if ((await page.deepLocator(target.action.selector).count()) === 0) {
+    throw new StaleIdError(staleMessage(target.id, target.line, "nothing is there now"));
+  }
+  const result = await act(
+    run.context,
+    page,
+    target.action,
+    { variables: run.variables },
+    run.actSettings,
+    deadline,
+    { expect: target.expect, startOrigin: run.start.origin },
+  );
+  if (result.mismatch) {
+    const seen = result.identities?.[0];
+    const found = seen ? `now ${seen.role} "${seen.name}" is there` : "it did not come in time";
+    throw new StaleIdError(staleMessage(target.id, target.line, found));
+  }
+  return result;
+}
+
+/** The result of an action by id: what was done, then the page as it is now. */
+export function byIdOutput(
+  what: string,
+  target: ElementById,
+  result: ActResult,
+  after: PageReading,
+  run: AgentRun,
+): ToolOutput {
+  const head = result.success ? `Done: ${what} ${target.line}.` : `Failed: ${result.message}.`;
+  return {
+    text: after.unchanged ? `${head} The page did not change.` : `${head}\n${after.text}`,
+    action: {
+      action: result.actionDescription,
+      elementId: target.id,
+      method: target.action.method,
+      success: result.success,
+      pageUrl: after.url,
+    },
+    replay: run.recording
+      ? elementStep(`${target.action.method} ${target.line}`, result)
+      : undefined,
+    perishable: !after.unchanged,
+    shortened: `${head} (The page's outline after it is left out: a newer one came.)`,
+  };
+}

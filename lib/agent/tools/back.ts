@@ -3,7 +3,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "back",
-  description: "Go back to the previous page of this tab, like the browser's Back button.",
+  description: "Go back one page, as the browser's Back button.",
   unreplayableOnError: true,
   inputSchema: z.object({}),
   async execute(_input, run, deadline) {

@@ -15,6 +15,7 @@ import type { ModelConfiguration } from "../../model/config.js";
 import type { AgentAction, SafetyCheck, Variables } from "../../options.js";
 import type { Deadline } from "../../timeout.js";
 import type { Pointer } from "../computerActions.js";
+import type { SeenOutline } from "../pageOutline.js";
 import type { Screen } from "../screen.js";
 import type { SearchBackend } from "../webSearch.js";
 
@@ -43,6 +44,8 @@ export interface AgentRun {
    * holder, shared by every tool call of the run (each gets its own copy of the rest).
    */
   screens: { latest: Screen | undefined };
+  /** The latest outline the model read (a holder too): ids are taken from it. */
+  seen: { outline: SeenOutline | undefined };
   /** Show the agent's cursor where it acts (highlightCursor). */
   highlightCursor: boolean;
   /** Where the mouse is, for computer-use actions that name no point. */
@@ -85,6 +88,8 @@ export interface ToolOutput {
   replay?: AgentStep[] | null;
   /** Outlines and screenshots describe one moment: older ones are shortened in later steps. */
   perishable?: boolean;
+  /** What a perishable result becomes once shortened (default: a line saying it was left out). */
+  shortened?: string;
 }
 
 export interface AgentTool<S extends z.ZodType = z.ZodType> {

@@ -3,14 +3,13 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "done",
-  description:
-    "Finish the task: call this once, when the task is done or cannot be done. The message is what the user reads.",
+  description: "Finish, once: the task is done or cannot be done. The user reads the message.",
   inputSchema: z.object({
-    success: z.boolean().describe("Whether the task was done"),
+    success: z.boolean(),
     message: z
       .string()
       .min(1)
-      .describe("What was done, with the answer the task asked for; or why it could not be done"),
+      .describe("The answer the task asked for, or why it could not be done"),
   }),
   async execute({ success, message }, run) {
     // Finishing needs no page: the last tab may have been closed.

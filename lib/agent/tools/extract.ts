@@ -4,13 +4,9 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "extract",
-  description:
-    "Read information from the current page: prices, names, lists, the answer to a question about what the page shows.",
+  description: "Read information from the page: the answer to a question about what it shows.",
   inputSchema: z.object({
-    instruction: z
-      .string()
-      .min(1)
-      .describe('What to read, e.g. "the price of the Green tea", "the titles of all results"'),
+    instruction: z.string().min(1).describe('What to read: "the price of the Green tea"'),
   }),
   async execute({ instruction }, run, deadline) {
     const page = run.page();

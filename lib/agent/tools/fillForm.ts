@@ -1,60 +1,46 @@
 import { z } from "zod";
-import type { AgentStep } from "../../api/operations.js";
+import type { ActResult, AgentStep } from "../../api/operations.js";
 import { act } from "../../handlers/act.js";
 import { findElements } from "../../handlers/observe.js";
 import { snapshotFor } from "../../handlers/pageSnapshot.js";
 import type { Action } from "../../options.js";
+import type { Deadline } from "../../timeout.js";
+import { elementById, StaleIdError } from "../elementById.js";
+import { readPage } from "../pageOutline.js";
 import { elementStep } from "../recording.js";
+import { actOn } from "./act.js";
+import type { AgentRun } from "./defineTool.js";
 import { defineTool } from "./defineTool.js";
+
+const Field = z
+  .object({
+    id: z.coerce.string().optional().describe("The field's [id] in the latest outline"),
+    field: z.string().min(1).optional().describe('Without id: its name, "Email"'),
+    value: z.string().describe("The text, or a %name% token"),
+  })
+  .refine((f) => f.id !== undefined || f.field !== undefined, {
+    error: "give the field's id, or its name",
+  });
+type Field = z.output<typeof Field>;
 
 export default defineTool({
   name: "fillForm",
   description:
-    "Fill several fields of a form in one go (text fields, text areas). Finds all the fields with one look at the page, then fills each. Submitting is a separate act.",
+    "Fill several text fields at once, by [id] (answers with the page after) or by name. Submitting is a separate act.",
   unreplayableOnError: true,
   inputSchema: z.object({
-    fields: z
-      .array(
-        z.object({
-          field: z
-            .string()
-            .min(1)
-            .describe('The field as a user would name it: "Email", "First name"'),
-          value: z
-            .string()
-            .describe("The text to put in it; a %name% token for a variable's value"),
-        }),
-      )
-      .min(1)
-      .max(30)
-      .describe("The fields, in the order they appear"),
+    fields: z.array(Field).min(1).max(30).describe("In page order"),
   }),
   async execute({ fields }, run, deadline) {
     const page = run.page();
-    const snapshot = await snapshotFor(page, {}, run.actSettings, deadline);
-    const list = fields.map((f, i) => `${i + 1}. ${f.field}: ${f.value}`).join("\n");
-    const found = await findElements(
-      `The ${fields.length} form fields below, one element each, in the same order, each with method "fill" and the value as its argument:\n${list}`,
-      snapshot,
-      { model: run.executionModel, variables: run.variables },
-      run.actSettings,
-      deadline,
-      "act",
+    // Every id is checked against the outline before anything is typed.
+    const byId = fields.map((f) =>
+      f.id === undefined
+        ? undefined
+        : elementById(run.seen.outline, f.id, "fill", f.value, run.variables),
     );
-    // Each element is paired with its field by the value the model gave it, never by position:
-    // a password must not land in the field next to it.
-    const left = [...found];
-    const pairs = fields.map((field) => {
-      const i = left.findIndex((a) => a.arguments?.[0] === field.value);
-      return i === -1 ? undefined : left.splice(i, 1)[0];
-    });
-    const missing = fields.filter((_, i) => !pairs[i]).map((f) => f.field);
-    if (missing.length) {
-      const seen = found.map((a) => a.description).join(", ") || "none";
-      throw new Error(
-        `could not tell which element is ${missing.map((m) => `"${m}"`).join(", ")} (found: ${seen}); nothing was filled; fill them one by one with act`,
-      );
-    }
+    const named = fields.filter((f) => f.id === undefined);
+    const found = named.length ? await findByName(named, run, deadline) : new Map();
     const report: string[] = [];
     const replay: AgentStep[] = [];
     let unreplayable = false;
@@ -62,30 +48,91 @@ export default defineTool({
     for (const [i, field] of fields.entries()) {
       // Out of time: the fields left are not typed behind the model's back.
       if (deadline.signal.aborted) break;
-      const action: Action = { ...pairs[i]!, method: "fill", arguments: [field.value] };
-      const result = await act(
-        run.context,
-        page,
-        action,
-        { variables: run.variables },
-        run.actSettings,
-        deadline,
-        { identify: run.recording, startOrigin: run.start.origin },
+      const target = byId[i];
+      const label = target ? `[${target.id}] ${target.line}` : field.field!;
+      let result: ActResult;
+      try {
+        result = target
+          ? await actOn(target, run, deadline)
+          : await act(
+              run.context,
+              page,
+              { ...found.get(field)!, method: "fill", arguments: [field.value] },
+              { variables: run.variables },
+              run.actSettings,
+              deadline,
+              { identify: run.recording, startOrigin: run.start.origin },
+            );
+      } catch (error) {
+        if (!(error instanceof StaleIdError)) throw error;
+        // The page changed under the form: the fields left are not typed blindly.
+        report.push(`${label}: not filled (${error.message})`);
+        failures += fields.length - i;
+        unreplayable = true;
+        break;
+      }
+      const steps = elementStep(
+        `fill the ${target?.line ?? field.field} field with ${field.value}`,
+        result,
       );
-      const steps = elementStep(`fill the ${field.field} field with ${field.value}`, result);
       if (steps) replay.push(...steps);
       else unreplayable = true;
       if (!result.success) failures++;
-      report.push(`${field.field}: ${result.success ? "filled" : `failed (${result.message})`}`);
+      report.push(`${label}: ${result.success ? "filled" : `failed (${result.message})`}`);
     }
+    const summary = `${failures ? `${failures} field(s) failed` : "All fields filled"}.\n${report.join("\n")}`;
+    const action = {
+      action: report.join("; "),
+      fields: fields.map((f) => ({ field: f.field ?? `[${f.id}]`, value: f.value })),
+      pageUrl: page.url(),
+    };
+    const replayed = run.recording ? (unreplayable ? null : replay) : undefined;
+    if (byId.every((t) => t === undefined)) return { text: summary, action, replay: replayed };
+    // Fields named by id: the model reads the page as it is after, with no outline call.
+    const after = await readPage(run, deadline);
     return {
-      text: `${failures ? `${failures} field(s) failed` : "All fields filled"}.\n${report.join("\n")}`,
-      action: {
-        action: report.join("; "),
-        fields: fields.map((f) => ({ field: f.field, value: f.value })),
-        pageUrl: page.url(),
-      },
-      replay: run.recording ? (unreplayable ? null : replay) : undefined,
+      text: after.unchanged ? `${summary}\nThe page did not change.` : `${summary}\n${after.text}`,
+      action: { ...action, pageUrl: after.url },
+      replay: replayed,
+      perishable: !after.unchanged,
+      shortened: `${summary.split("\n")[0]} (The page's outline after it is left out: a newer one came.)`,
+      failed: failures ? `${failures} field(s) failed` : undefined,
     };
   },
 });
+
+/**
+ * Fields named in words: found with one look at the page (one model call for all of them),
+ * each paired with its field by the value the model gave it, never by position: a password
+ * must not land in the field next to it.
+ */
+async function findByName(
+  fields: Field[],
+  run: AgentRun,
+  deadline: Deadline,
+): Promise<Map<Field, Action>> {
+  const snapshot = await snapshotFor(run.page(), {}, run.actSettings, deadline);
+  const list = fields.map((f, i) => `${i + 1}. ${f.field}: ${f.value}`).join("\n");
+  const found = await findElements(
+    `The ${fields.length} form fields below, one element each, in the same order, each with method "fill" and the value as its argument:\n${list}`,
+    snapshot,
+    { model: run.executionModel, variables: run.variables },
+    run.actSettings,
+    deadline,
+    "act",
+  );
+  const left = [...found];
+  const pairs = new Map<Field, Action>();
+  for (const field of fields) {
+    const i = left.findIndex((a) => a.arguments?.[0] === field.value);
+    if (i !== -1) pairs.set(field, left.splice(i, 1)[0]!);
+  }
+  const missing = fields.filter((f) => !pairs.has(f)).map((f) => f.field);
+  if (missing.length) {
+    const seen = found.map((a) => a.description).join(", ") || "none";
+    throw new Error(
+      `could not tell which element is ${missing.map((m) => `"${m}"`).join(", ")} (found: ${seen}); nothing was filled; fill them one by one with act`,
+    );
+  }
+  return pairs;
+}

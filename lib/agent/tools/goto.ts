@@ -5,7 +5,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "goto",
-  description: "Open a URL in the current tab.",
+  description: "Open a URL in this tab.",
   unreplayableOnError: true,
   inputSchema: z.object({
     url: z.string().min(1).describe("An absolute http(s) URL"),

@@ -6,17 +6,10 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "keys",
-  description:
-    'Press keys on whatever has focus: "Enter" to submit, "Escape" to close, "Tab" to move on, chords like "Control+A".',
+  description: "Press keys on what has the focus: Enter, Escape, Tab, chords like Control+A.",
   unreplayableOnError: true,
   inputSchema: z.object({
-    keys: z
-      .array(z.string().min(1))
-      .min(1)
-      .max(50)
-      .describe(
-        'Keys pressed in order, each a key name or chord: ["Enter"], ["Control+A", "Delete"]',
-      ),
+    keys: z.array(z.string().min(1)).min(1).max(50).describe('In order: ["Control+A", "Delete"]'),
   }),
   async execute({ keys }, run, deadline) {
     const page = run.page().playwrightPage;

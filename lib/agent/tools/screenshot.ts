@@ -5,7 +5,7 @@ import { defineTool } from "./defineTool.js";
 export default defineTool({
   name: "screenshot",
   description:
-    "Look at the visible part of the page as an image: for what the outline cannot show (layout, images, canvas, colours).",
+    "See the visible page as an image: what the outline cannot show (layout, images, canvas).",
   inputSchema: z.object({}),
   async execute(_input, run) {
     const page = run.page().playwrightPage;

@@ -4,17 +4,11 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "scroll",
-  description:
-    "Scroll the page (or the scrollable area in the middle of the view) up or down, to bring more of it into view.",
+  description: "Scroll the page (or the scrollable area in the middle of the view).",
   unreplayableOnError: true,
   inputSchema: z.object({
-    direction: z.enum(["up", "down"]).describe("Which way to scroll"),
-    screens: z
-      .number()
-      .positive()
-      .max(10)
-      .default(0.8)
-      .describe("How far, in heights of the view: 0.8 (the default) keeps a little overlap"),
+    direction: z.enum(["up", "down"]),
+    screens: z.number().positive().max(10).default(0.8).describe("Heights of the view"),
   }),
   async execute({ direction, screens }, run, deadline) {
     const pwPage = run.page().playwrightPage;

@@ -3,7 +3,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "search",
-  description: "Search the web; answers with titles, URLs and snippets. Open a result with goto.",
+  description: "Search the web: titles, URLs and snippets. Open one with goto.",
   inputSchema: z.object({
     query: z.string().min(1).describe("What to search for"),
   }),

@@ -3,10 +3,9 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "think",
-  description:
-    "Write down a plan or reasoning before acting, e.g. after a failure. Changes nothing on the page.",
+  description: "Write down a plan (after a failure, say); changes nothing.",
   inputSchema: z.object({
-    thought: z.string().min(1).describe("The reasoning or plan"),
+    thought: z.string().min(1),
   }),
   async execute({ thought }) {
     return { text: "Noted.", action: { reasoning: thought } };

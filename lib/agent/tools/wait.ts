@@ -4,9 +4,9 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "wait",
-  description: "Wait a moment for the page: something loading, an animation, a message to appear.",
+  description: "Wait for the page: something loading, a message to appear.",
   inputSchema: z.object({
-    seconds: z.number().positive().max(30).describe("How long to wait, in seconds (at most 30)"),
+    seconds: z.number().positive().max(30).describe("At most 30"),
   }),
   async execute({ seconds }, run, deadline) {
     // The tool's own time limit bounds the wait, and the caller's stop ends it: nothing to undo.

@@ -1,0 +1,110 @@
+/**
+ * What keeps a run from going astray, as the strongest agents do: a note when few steps are
+ * left and only `done` on the last one; a nudge, then a stop, when the model makes the same
+ * call again and again while the page stays as it was; and a stop after too many failing
+ * tool calls in a row. Each is plain bookkeeping the loop consults; none calls a model.
+ */
+import type { ToolCallRequest } from "../model/modelClient.js";
+import type { AgentTool } from "./tools/defineTool.js";
+
+/** A note goes in when this many steps are left, the current one included. */
+export const STEPS_LOW = 3;
+/** The same call on an unchanged page this many times: the model is told it is going round. */
+export const LOOP_NUDGE = 3;
+/** …and this many times: the run stops (`stoppedBy: "loop"`). */
+export const LOOP_STOP = 4;
+export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 5;
+
+/** The note the model reads before `step`, when steps run low; none for a one-step run. */
+export function stepNote(step: number, maxSteps: number): string | undefined {
+  if (maxSteps <= 1) return undefined;
+  if (step === maxSteps) {
+    return `This is the last step (maxSteps ${maxSteps}): only done is offered. Call done now with what you have: the answer, or how far you got and what is left.`;
+  }
+  if (step > 1 && maxSteps - step + 1 === STEPS_LOW) {
+    return `${STEPS_LOW} steps are left, this one included (maxSteps ${maxSteps}). If the task cannot be finished in them, call done with what you have.`;
+  }
+  return undefined;
+}
+
+/** The tools offered at `step`: on the last step of a longer run, only done (when there is one). */
+export function toolsAt(tools: AgentTool[], step: number, maxSteps: number): AgentTool[] {
+  if (maxSteps <= 1 || step < maxSteps) return tools;
+  const done = tools.filter((t) => t.name === "done");
+  return done.length ? done : tools;
+}
+
+export type RepeatVerdict = { nudge: string } | { stop: string } | undefined;
+
+/**
+ * Counts calls made again with the same input while the page stayed the same. Only a call made
+ * before is compared, so a run that never repeats itself never pays for reading the page.
+ */
+export class Repeats {
+  private readonly made = new Set<string>();
+  /** Call → times made in a row on a page that did not change (1: the first). */
+  private readonly unchanged = new Map<string, number>();
+
+  constructor(private readonly pageState: () => Promise<string | undefined>) {}
+
+  /** The page before a call made before; undefined for a new call (nothing to compare). */
+  before(call: ToolCallRequest): Promise<string | undefined> {
+    return this.made.has(keyOf(call)) ? this.pageState() : Promise.resolve(undefined);
+  }
+
+  async after(call: ToolCallRequest, before: string | undefined): Promise<RepeatVerdict> {
+    const key = keyOf(call);
+    this.made.add(key);
+    if (before === undefined) return undefined;
+    const now = await this.pageState();
+    if (now === undefined || now !== before) {
+      this.unchanged.set(key, 1);
+      return undefined;
+    }
+    const times = (this.unchanged.get(key) ?? 1) + 1;
+    this.unchanged.set(key, times);
+    if (times >= LOOP_STOP) {
+      return {
+        stop: `Stopped: the agent called ${call.toolName} with the same input ${times} times and the page did not change; it was going round in circles.`,
+      };
+    }
+    if (times >= LOOP_NUDGE) {
+      return {
+        nudge: `Note: you have made this same call ${times} times and the page has not changed. It is not working: do something else, or call done if the task cannot be done.`,
+      };
+    }
+    return undefined;
+  }
+}
+
+/** Tool calls failing one after another: the run ends at the cap. */
+export class FailureStreak {
+  private inARow = 0;
+
+  constructor(private readonly max: number) {}
+
+  /** The stop message once `max` calls in a row have failed. */
+  record(toolName: string, error: string | undefined): string | undefined {
+    if (error === undefined) {
+      this.inARow = 0;
+      return undefined;
+    }
+    this.inARow++;
+    if (this.inARow < this.max) return undefined;
+    return `Stopped: ${this.inARow} tool calls in a row failed (maxConsecutiveFailures ${this.max}). The last, ${toolName}: ${error}`;
+  }
+}
+
+/** A call's identity: its tool and its input, keys in order. */
+function keyOf(call: ToolCallRequest): string {
+  return `${call.toolName} ${stableJson(call.input)}`;
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
