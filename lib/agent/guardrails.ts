@@ -37,32 +37,31 @@ export function toolsAt(tools: AgentTool[], step: number, maxSteps: number): Age
 export type RepeatVerdict = { nudge: string } | { stop: string } | undefined;
 
 /**
- * Counts calls made again with the same input while the page stayed the same. Only a call made
- * before is compared, so a run that never repeats itself never pays for reading the page.
+ * Counts calls made again with the same input while the page stayed as it was after the
+ * previous one. The page is read only for a call made before (or taken from a tool that read it
+ * anyway), so a run that never repeats itself never pays for it.
  */
 export class Repeats {
-  private readonly made = new Set<string>();
-  /** Call → times made in a row on a page that did not change (1: the first). */
-  private readonly unchanged = new Map<string, number>();
+  /** Call → the page after it was last made (undefined: not read). */
+  private readonly after_ = new Map<string, string | undefined>();
+  /** Call → times made in a row, the page the same after each (1: no repeat yet). */
+  private readonly times = new Map<string, number>();
 
   constructor(private readonly pageState: () => Promise<string | undefined>) {}
 
-  /** The page before a call made before; undefined for a new call (nothing to compare). */
-  before(call: ToolCallRequest): Promise<string | undefined> {
-    return this.made.has(keyOf(call)) ? this.pageState() : Promise.resolve(undefined);
-  }
-
-  async after(call: ToolCallRequest, before: string | undefined): Promise<RepeatVerdict> {
+  /** After a call; `read`: the page as the tool itself read it after acting, if it did. */
+  async after(call: ToolCallRequest, read: string | undefined): Promise<RepeatVerdict> {
     const key = keyOf(call);
-    this.made.add(key);
-    if (before === undefined) return undefined;
-    const now = await this.pageState();
-    if (now === undefined || now !== before) {
-      this.unchanged.set(key, 1);
+    const made = this.after_.has(key);
+    const previous = this.after_.get(key);
+    const now = read ?? (made ? await this.pageState() : undefined);
+    this.after_.set(key, now);
+    if (now === undefined || previous === undefined || now !== previous) {
+      this.times.set(key, 1);
       return undefined;
     }
-    const times = (this.unchanged.get(key) ?? 1) + 1;
-    this.unchanged.set(key, times);
+    const times = (this.times.get(key) ?? 1) + 1;
+    this.times.set(key, times);
     if (times >= LOOP_STOP) {
       return {
         stop: `Stopped: the agent called ${call.toolName} with the same input ${times} times and the page did not change; it was going round in circles.`,

@@ -142,12 +142,13 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         toolName: call.toolName,
         input: clean(shown),
       });
-      const before = await repeats.before(call);
       const started = Date.now();
       const outcome = await runTool(call, byName, s, (u) => spent.add(u));
       const timeMs = Date.now() - started;
       const repeated =
-        outcome.ok && outcome.output.finish ? undefined : await repeats.after(call, before);
+        outcome.ok && outcome.output.finish
+          ? undefined
+          : await repeats.after(call, outcome.ok ? outcome.output.pageState : undefined);
       if (outcome.ok && outcome.output.replay !== undefined)
         s.recording?.add(outcome.output.replay);
       else if (!outcome.ok && outcome.ran && byName.get(call.toolName)?.unreplayableOnError)

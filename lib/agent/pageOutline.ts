@@ -30,23 +30,32 @@ export const UNCHANGED_OUTLINE =
 
 /** Reads the page now, with the identities of its ids, and remembers it as the one read. */
 export async function readPage(run: AgentRun, deadline: Deadline): Promise<PageReading> {
+  const { reading, snapshot } = await outlineNow(run, deadline, true);
+  const unchanged = run.seen.outline?.text === reading.text;
+  run.seen.outline = {
+    text: reading.text,
+    selectors: snapshot.selectors,
+    identities: snapshot.identities,
+  };
+  return { ...reading, unchanged };
+}
+
+/**
+ * The page as the loop check compares it: the text readPage would show, not remembered as
+ * read. Two calls that leave the page the same give the same text.
+ */
+export async function pageState(run: AgentRun, deadline: Deadline): Promise<string> {
+  return (await outlineNow(run, deadline, false)).reading.text;
+}
+
+async function outlineNow(run: AgentRun, deadline: Deadline, identities: boolean) {
   const page = run.page();
-  const snapshot = await snapshotFor(page, { identities: true }, run.actSettings, deadline);
+  const snapshot = await snapshotFor(page, { identities }, run.actSettings, deadline);
   // Over the token budget, the part in view; scrolling brings the rest.
   const part =
     snapshot.chunks.length > 1
       ? `(part ${snapshot.startChunk + 1} of ${snapshot.chunks.length}, the part in view; scroll for the rest)\n${snapshot.chunks[snapshot.startChunk]!.text}`
       : snapshot.text;
   const url = page.url();
-  const text = `URL: ${url}\n${part}`;
-  const unchanged = run.seen.outline?.text === text;
-  run.seen.outline = { text, selectors: snapshot.selectors, identities: snapshot.identities };
-  return { text, part, url, unchanged };
-}
-
-/** What the page looks like now, as the loop check compares it (no ids remembered). */
-export async function pageState(run: AgentRun, deadline: Deadline): Promise<string> {
-  const page = run.page();
-  const snapshot = await snapshotFor(page, {}, run.actSettings, deadline);
-  return `${page.url()}\n${snapshot.text}`;
+  return { reading: { text: `URL: ${url}\n${part}`, part, url }, snapshot };
 }

@@ -60,7 +60,7 @@ export default defineTool({
     // act waited for a tab its click opened: that is the page now.
     const page = run.page();
     return {
-      text: `${result.success ? "Done" : "Failed"}: ${result.message}. The page is now ${page.url()}`,
+      text: `${result.success ? "Done" : "Failed"}: ${result.message.replace(/\.$/, "")}. The page is now ${page.url()}`,
       action: {
         instruction: action,
         action: result.actionDescription,
@@ -108,7 +108,9 @@ export function byIdOutput(
   after: PageReading,
   run: AgentRun,
 ): ToolOutput {
-  const head = result.success ? `Done: ${what} ${target.line}.` : `Failed: ${result.message}.`;
+  const head = result.success
+    ? `Done: ${what} ${target.line}.`
+    : `Failed: ${result.message.replace(/\.$/, "")}.`;
   return {
     text: after.unchanged ? `${head} The page did not change.` : `${head}\n${after.text}`,
     action: {
@@ -122,6 +124,7 @@ export function byIdOutput(
       ? elementStep(`${target.action.method} ${target.line}`, result)
       : undefined,
     perishable: !after.unchanged,
+    pageState: after.text,
     shortened: `${head} (The page's outline after it is left out: a newer one came.)`,
   };
 }

@@ -90,6 +90,8 @@ export interface ToolOutput {
   perishable?: boolean;
   /** What a perishable result becomes once shortened (default: a line saying it was left out). */
   shortened?: string;
+  /** The page as the tool read it after acting (pageOutline.ts): the loop check compares it. */
+  pageState?: string;
 }
 
 export interface AgentTool<S extends z.ZodType = z.ZodType> {

@@ -95,6 +95,7 @@ export default defineTool({
       action: { ...action, pageUrl: after.url },
       replay: replayed,
       perishable: !after.unchanged,
+      pageState: after.text,
       shortened: `${summary.split("\n")[0]} (The page's outline after it is left out: a newer one came.)`,
       failed: failures ? `${failures} field(s) failed` : undefined,
     };

@@ -72,3 +72,37 @@ export const teaExecutionAnswer: Answer = (request) => {
   if (result) return { elements: element(`link "${result[1]}"`, "click") };
   return { elements: [] };
 };
+
+/**
+ * The same task by a model that acts on the ids of the outline it read: an action by id
+ * answers with the page after it, so it reads the outline once and calls no other model.
+ */
+export function teaAgentByIdStep(turn: AgentTurn): StepAnswer {
+  const tea = turn.task.match(/price of (.+?) tea/i)?.[1]?.toLowerCase() ?? "green";
+  const last = turn.history.at(-1);
+  const page = last?.output ?? "";
+  if (!last || !page.includes("URL: ")) return { calls: [call("outline")] };
+  const price = page.match(/\$\d+\.\d\d/)?.[0];
+  if (page.includes("item.html") && price) {
+    return {
+      text: "I have the price.",
+      calls: [call("done", { success: true, message: `The price is ${price}` })],
+    };
+  }
+  if (page.includes("results for")) {
+    const name =
+      page.match(new RegExp(`link "(${tea} tea)"`, "i"))?.[1] ??
+      page.match(new RegExp(`link "(${tea}[^"]*)"`, "i"))?.[1];
+    if (!name) return { calls: [call("done", { success: false, message: `no ${tea} tea found` })] };
+    return { calls: [call("act", { id: idOfLine(page, `link "${name}"`) })] };
+  }
+  const box = idOfLine(page, "searchbox");
+  if (box && !page.includes(`value="${tea}"`)) {
+    return { calls: [call("act", { id: box, method: "fill", value: tea })] };
+  }
+  return { calls: [call("act", { id: idOfLine(page, 'button "Search"'), method: "click" })] };
+}
+
+export function teaAgentById(baseURL?: string): RequestHandler {
+  return openaiAgent(teaAgentByIdStep, baseURL);
+}
