@@ -1,116 +1,225 @@
 /**
- * The agent on the three-page task of its tests (search the tea shop, open the result, read the
- * price), against an instantly answering model (msw, in-process), next to the same task done
- * with plain Playwright on the same pages in the same run. Overhead per step = (agent run −
- * plain run) ÷ the agent's steps: what Wayfarer adds per step (the loop, the tools' settling,
- * outlines, prompts, the model layer, acting). Also the prompt tokens (o200k) each agent step
- * sends: system prompt, tool definitions and the conversation so far.
- * Goal (issue 7): overhead under 200 ms per step, median.
+ * The agent on two tasks of its tests, against an instantly answering model (msw, in-process),
+ * in the same run:
+ *   - before: the code of BEFORE_COMMIT (the agent before it acted on ids), with a model that
+ *     names each action in words (its tools ask a second model to find the element);
+ *   - words now: today's code with that same model (what trimming the prompt alone saves);
+ *   - ids: today's code with a model that acts on the [id]s of the outline it read;
+ *   - plain Playwright doing the same task on the same pages.
+ * Per task: model calls, prompt tokens (o200k, every request: system prompt, tool definitions,
+ * the conversation; the tools' own calls too), steps, and the overhead per step beyond the model
+ * = (agent run − plain run) ÷ the agent's steps. Medians.
+ * Goals (issue 21): ids ≤ 0.6× before's model calls and prompt tokens per task; overhead per
+ * step under 30 ms.
  *
- *   npm run bench:agent            BENCH_RUNS=20 npm run bench:agent
+ *   npm run bench:agent            BENCH_RUNS=21 npm run bench:agent
  */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { RequestHandler } from "msw";
 import { setupServer } from "msw/node";
+import type { Page } from "playwright-core";
 import { Client } from "../lib/index.js";
 import { asModelRequest } from "../test/support/llm/modelServer.js";
-import { teaAgent, teaExecutionModel } from "../test/support/llm/teaAgent.js";
+import { teaAgent, teaAgentById, teaExecutionModel } from "../test/support/llm/teaAgent.js";
+import {
+  WORKSHOP_TASK,
+  workshopByIdAgent,
+  workshopExecutionModel,
+  workshopWordsAgent,
+} from "../test/support/llm/workshopAgent.js";
 import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
 import { teaScript } from "./teaScript.js";
+import { workshopScript } from "./workshopScript.js";
 
+/** The last commit before the agent acted on ids: the "before" of this bench. */
+const BEFORE_COMMIT = "d115dc0";
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
+const ROOT = join(import.meta.dirname, "..");
 const tokenizerEntry = "gpt-tokenizer/encoding/o200k_base";
 const { countTokens } = (await import(tokenizerEntry)) as { countTokens(text: string): number };
 
-const stepPrompts: number[][] = [];
-const toolPrompts: number[] = [];
-const model = setupServer(teaAgent(), teaExecutionModel());
-model.events.on("request:start", async ({ request }) => {
-  if (!request.url.includes("/responses")) return;
-  const { body } = await asModelRequest(request.clone());
-  const text = [body.instructions, body.input, body.tools, body.text]
-    .map((p) => (typeof p === "string" ? p : JSON.stringify(p ?? "")))
-    .join("\n");
-  if (Array.isArray(body.tools)) stepPrompts.at(-1)?.push(countTokens(text));
-  else toolPrompts.push(countTokens(text));
+type ClientClass = typeof Client;
+type Variant = "before" | "words now" | "ids";
+
+/** Each variant's model answers at its own base URL: one msw server serves all three. */
+const BASE: Record<Variant, string> = {
+  before: "http://before.model.test/v1",
+  "words now": "http://words.model.test/v1",
+  ids: "http://ids.model.test/v1",
+};
+
+interface Task {
+  name: string;
+  start: string;
+  instruction: string;
+  variables?: Record<string, string>;
+  handlers(variant: Variant): RequestHandler[];
+  plain(pw: Page): Promise<unknown>;
+  check(message: string): boolean;
+}
+
+const TASKS: Task[] = [
+  {
+    name: "tea (3 pages)",
+    start: "agent/search.html",
+    instruction: "Find the price of oolong tea",
+    handlers: (v) =>
+      v === "ids" ? [teaAgentById(BASE[v])] : [teaAgent(BASE[v]), teaExecutionModel(BASE[v])],
+    plain: teaScript,
+    check: (m) => m === "The price is $6.40",
+  },
+  {
+    name: "workshop (list, dialog, dropdown, refusal)",
+    start: "agent/workshops.html",
+    instruction: WORKSHOP_TASK,
+    variables: { email: "ada@example.com" },
+    handlers: (v) =>
+      v === "ids"
+        ? [workshopByIdAgent(BASE[v])]
+        : [workshopWordsAgent(BASE[v]), workshopExecutionModel(BASE[v])],
+    plain: workshopScript,
+    check: (m) => /^Registered for Saturday afternoon\. Confirmation code: TEA-\d{4}$/.test(m),
+  },
+];
+
+/** What the model was sent during one run: requests and their prompt tokens. */
+let sent = { calls: 0, tokens: 0 };
+/** Requests still being counted: a run's figures are read once they are all in. */
+const counting: Promise<void>[] = [];
+const model = setupServer(
+  ...TASKS.flatMap((t) => (Object.keys(BASE) as Variant[]).flatMap((v) => t.handlers(v))),
+);
+model.events.on("request:start", ({ request }) => {
+  if (!request.url.endsWith("/responses")) return;
+  sent.calls++;
+  const into = sent;
+  counting.push(
+    asModelRequest(request.clone()).then(({ body }) => {
+      const text = [body.instructions, body.input, body.tools, body.text]
+        .map((p) => (typeof p === "string" ? p : JSON.stringify(p ?? "")))
+        .join("\n");
+      into.tokens += countTokens(text);
+    }),
+  );
 });
 model.listen({ onUnhandledRequest: "bypass" });
 
+/** The library as it was at BEFORE_COMMIT, unpacked beside this tree (it resolves our node_modules). */
+async function beforeClient(): Promise<ClientClass | undefined> {
+  const dir = join(ROOT, ".bench-before");
+  try {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    const archive = execFileSync("git", ["archive", BEFORE_COMMIT, "lib"], { cwd: ROOT });
+    execFileSync("tar", ["-x", "-C", dir], { input: archive });
+    const lib = (await import(join(dir, "lib", "index.ts"))) as { Client: ClientClass };
+    return lib.Client;
+  } catch (error) {
+    console.log(
+      `(no "before": ${BEFORE_COMMIT} is not in this clone: ${String(error).split("\n")[0]})`,
+    );
+    return undefined;
+  }
+}
+
 const server = await startBenchServer();
-const client = new Client({
-  env: "LOCAL",
-  verbose: 0,
-  disablePino: true,
-  model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench" },
-});
+const Before = await beforeClient();
+const clients = new Map<Variant, InstanceType<ClientClass>>();
+for (const variant of Object.keys(BASE) as Variant[]) {
+  const Make = variant === "before" ? Before : Client;
+  if (!Make) continue;
+  const client = new Make({
+    env: "LOCAL",
+    verbose: 0,
+    disablePino: true,
+    model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench", baseURL: BASE[variant] },
+  });
+  await client.init();
+  clients.set(variant, client);
+}
+
+interface Figures {
+  ms: number[];
+  steps: number[];
+  calls: number[];
+  tokens: number[];
+}
+const empty = (): Figures => ({ ms: [], steps: [], calls: [], tokens: [] });
 
 try {
-  await client.init();
-  const page = client.context.activePage()!;
-  const pw = page.playwrightPage;
-  const start = `${server.origin}/fixtures/agent/search.html`;
-  const agent = client.agent();
-  const ours: number[] = [];
-  const plain: number[] = [];
-  const steps: number[] = [];
-  const byTool = new Map<string, number[]>();
-
-  const runAgent = async () => {
-    await page.goto(start);
-    await new Promise((r) => setTimeout(r, 150));
-    stepPrompts.push([]);
-    const t0 = performance.now();
-    const result = await agent.execute("Find the price of oolong tea");
-    const ms = performance.now() - t0;
-    if (result.message !== "The price is $6.40") throw new Error(`wrong answer: ${result.message}`);
-    for (const a of result.actions) {
-      byTool.set(a.type, [...(byTool.get(a.type) ?? []), a.timeMs ?? 0]);
-    }
-    return { ms, steps: Number(result.metadata?.steps) };
-  };
-  // The same task as a script that already knows the page: type, search, open, read.
-  const runPlain = async () => {
-    await pw.goto(start);
-    await new Promise((r) => setTimeout(r, 150));
-    const t0 = performance.now();
-    await teaScript(pw);
-    return performance.now() - t0;
-  };
-
-  await runAgent();
-  await runPlain();
-  stepPrompts.length = 0;
-  toolPrompts.length = 0;
-  byTool.clear();
-  for (let i = 0; i < RUNS; i++) {
-    const run = await runAgent();
-    ours.push(run.ms);
-    steps.push(run.steps);
-    plain.push(await runPlain());
-  }
-  const n = median(steps);
-  const perStep = (median(ours) - median(plain)) / n;
-  const tokensByStep = Array.from({ length: n }, (_, i) =>
-    median(stepPrompts.map((p) => p[i] ?? 0)),
-  );
-  const out = [
-    `agent, three-page task (search, open the result, read the price), instant model (msw), median of ${RUNS}`,
-    "",
-    "| | ms |",
-    "| --- | ---: |",
-    `| agent run (${n} steps) | ${median(ours).toFixed(0)} |`,
-    `| plain Playwright, same task | ${median(plain).toFixed(0)} |`,
-    `| overhead per step (goal < 200) | ${perStep.toFixed(1)} |`,
-    "",
-    "| tool | median ms per call |",
-    "| --- | ---: |",
-    ...[...byTool].map(([tool, times]) => `| ${tool} | ${median(times).toFixed(1)} |`),
-    "",
-    `prompt tokens (o200k) per agent step, steps 1–${n}: ${tokensByStep.join(", ")} (median ${median(tokensByStep)})`,
-    `prompt tokens of the tools' own act/extract calls: median ${median(toolPrompts)}, max ${Math.max(...toolPrompts)}`,
+  const out: string[] = [
+    `agent, two tasks, instant model (msw), median of ${RUNS}; before = ${BEFORE_COMMIT}`,
   ];
+  for (const task of TASKS) {
+    const figures = new Map<Variant, Figures>();
+    const plain: number[] = [];
+    const runAgent = async (variant: Variant, client: InstanceType<ClientClass>) => {
+      const page = client.context.activePage()!;
+      await page.goto(`${server.origin}/fixtures/${task.start}`);
+      await new Promise((r) => setTimeout(r, 150));
+      sent = { calls: 0, tokens: 0 };
+      const t0 = performance.now();
+      const result = await client.agent().execute({
+        instruction: task.instruction,
+        variables: task.variables,
+        maxSteps: 40,
+      });
+      const ms = performance.now() - t0;
+      await Promise.all(counting.splice(0));
+      if (!task.check(result.message)) {
+        throw new Error(`${variant}, ${task.name}: wrong answer: ${result.message}`);
+      }
+      return { ms, steps: Number(result.metadata?.steps), ...sent };
+    };
+    const runPlain = async () => {
+      const pw = clients.get("ids")!.context.activePage()!.playwrightPage;
+      await pw.goto(`${server.origin}/fixtures/${task.start}`);
+      await new Promise((r) => setTimeout(r, 150));
+      const t0 = performance.now();
+      await task.plain(pw);
+      return performance.now() - t0;
+    };
+    // One of each first, untimed: code paths and pages warm.
+    for (const [variant, client] of clients) await runAgent(variant, client);
+    await runPlain();
+    for (let i = 0; i < RUNS; i++) {
+      for (const [variant, client] of clients) {
+        const run = await runAgent(variant, client);
+        const f = figures.get(variant) ?? empty();
+        f.ms.push(run.ms);
+        f.steps.push(run.steps);
+        f.calls.push(run.calls);
+        f.tokens.push(run.tokens);
+        figures.set(variant, f);
+      }
+      plain.push(await runPlain());
+    }
+    const base = figures.get("before");
+    const ratio = (mine: number, theirs: number | undefined) =>
+      theirs ? `${(mine / theirs).toFixed(2)}×` : "–";
+    out.push(
+      "",
+      `### ${task.name}`,
+      "",
+      "| | steps | model calls | × before | prompt tokens | × before | run ms | overhead per step ms |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    );
+    for (const [variant, f] of figures) {
+      const steps = median(f.steps);
+      const perStep = (median(f.ms) - median(plain)) / steps;
+      out.push(
+        `| ${variant} | ${steps} | ${median(f.calls)} | ${ratio(median(f.calls), base && median(base.calls))} | ${median(f.tokens)} | ${ratio(median(f.tokens), base && median(base.tokens))} | ${median(f.ms).toFixed(0)} | ${perStep.toFixed(1)} |`,
+      );
+    }
+    out.push(`| plain Playwright | | | | | | ${median(plain).toFixed(0)} | |`);
+  }
   console.log(out.join("\n"));
 } finally {
-  await client.close();
+  for (const client of clients.values()) await client.close();
   await server.close();
   model.close();
+  rmSync(join(ROOT, ".bench-before"), { recursive: true, force: true });
 }

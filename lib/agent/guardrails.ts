@@ -15,11 +15,15 @@ export const LOOP_NUDGE = 3;
 export const LOOP_STOP = 4;
 export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 5;
 
-/** The note the model reads before `step`, when steps run low; none for a one-step run. */
-export function stepNote(step: number, maxSteps: number): string | undefined {
+/**
+ * The note the model reads before `step`, when steps run low; none for a one-step run. `done`:
+ * whether the run has a done tool (cua's model finishes by answering in words).
+ */
+export function stepNote(step: number, maxSteps: number, done: boolean): string | undefined {
   if (maxSteps <= 1) return undefined;
   if (step === maxSteps) {
-    return `This is the last step (maxSteps ${maxSteps}): only done is offered. Call done now with what you have: the answer, or how far you got and what is left.`;
+    const how = done ? "only done is offered. Call done now" : "answer now, in words,";
+    return `This is the last step (maxSteps ${maxSteps}): ${how} with what you have: the answer, or how far you got and what is left.`;
   }
   if (step > 1 && maxSteps - step + 1 === STEPS_LOW) {
     return `${STEPS_LOW} steps are left, this one included (maxSteps ${maxSteps}). If the task cannot be finished in them, call done with what you have.`;

@@ -68,7 +68,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
     }
     const step = ++steps;
     s.emit({ type: "step-start", step });
-    const note = stepNote(step, s.maxSteps);
+    const note = stepNote(step, s.maxSteps, byName.has("done"));
     if (note) conversation.addNote(note);
     const offered = toolsAt(s.tools, step, s.maxSteps);
     const spent = new UsageSum();
