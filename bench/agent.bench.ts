@@ -21,7 +21,6 @@ import type { RequestHandler } from "msw";
 import { setupServer } from "msw/node";
 import type { Page } from "playwright-core";
 import { Client } from "../lib/index.js";
-import { asModelRequest } from "../test/support/llm/modelServer.js";
 import { teaAgent, teaAgentById, teaExecutionModel } from "../test/support/llm/teaAgent.js";
 import {
   WORKSHOP_TASK,
@@ -85,26 +84,28 @@ const TASKS: Task[] = [
   },
 ];
 
-/** What the model was sent during one run: requests and their prompt tokens. */
-let sent = { calls: 0, tokens: 0 };
-/** Requests still being counted: a run's figures are read once they are all in. */
-const counting: Promise<void>[] = [];
-const model = setupServer(
-  ...TASKS.flatMap((t) => (Object.keys(BASE) as Variant[]).flatMap((v) => t.handlers(v))),
-);
+/**
+ * The bodies the model was sent during one run, counted once the run is over: tokenizing while
+ * it runs would take the CPU from the run being timed.
+ */
+const bodies: Promise<string>[] = [];
+// Each task's handlers are put in for its runs only: both tasks' scripts answer the same URLs.
+const model = setupServer();
 model.events.on("request:start", ({ request }) => {
-  if (!request.url.endsWith("/responses")) return;
-  sent.calls++;
-  const into = sent;
-  counting.push(
-    asModelRequest(request.clone()).then(({ body }) => {
-      const text = [body.instructions, body.input, body.tools, body.text]
-        .map((p) => (typeof p === "string" ? p : JSON.stringify(p ?? "")))
-        .join("\n");
-      into.tokens += countTokens(text);
-    }),
-  );
+  if (request.url.endsWith("/responses")) bodies.push(request.clone().text());
 });
+async function sentDuringRun(): Promise<{ calls: number; tokens: number }> {
+  const sent = await Promise.all(bodies.splice(0));
+  let tokens = 0;
+  for (const raw of sent) {
+    const body = JSON.parse(raw) as Record<string, unknown>;
+    const text = [body.instructions, body.input, body.tools, body.text]
+      .map((p) => (typeof p === "string" ? p : JSON.stringify(p ?? "")))
+      .join("\n");
+    tokens += countTokens(text);
+  }
+  return { calls: sent.length, tokens };
+}
 model.listen({ onUnhandledRequest: "bypass" });
 
 /** The library as it was at BEFORE_COMMIT, unpacked beside this tree (it resolves our node_modules). */
@@ -143,24 +144,27 @@ for (const variant of Object.keys(BASE) as Variant[]) {
 
 interface Figures {
   ms: number[];
+  /** The time inside model calls (the AI SDK, msw and the scripted answer). */
+  modelMs: number[];
   steps: number[];
   calls: number[];
   tokens: number[];
 }
-const empty = (): Figures => ({ ms: [], steps: [], calls: [], tokens: [] });
+const empty = (): Figures => ({ ms: [], modelMs: [], steps: [], calls: [], tokens: [] });
 
 try {
   const out: string[] = [
     `agent, two tasks, instant model (msw), median of ${RUNS}; before = ${BEFORE_COMMIT}`,
   ];
   for (const task of TASKS) {
+    model.resetHandlers(...(Object.keys(BASE) as Variant[]).flatMap((v) => task.handlers(v)));
     const figures = new Map<Variant, Figures>();
     const plain: number[] = [];
     const runAgent = async (variant: Variant, client: InstanceType<ClientClass>) => {
       const page = client.context.activePage()!;
       await page.goto(`${server.origin}/fixtures/${task.start}`);
       await new Promise((r) => setTimeout(r, 150));
-      sent = { calls: 0, tokens: 0 };
+      bodies.length = 0;
       const t0 = performance.now();
       const result = await client.agent().execute({
         instruction: task.instruction,
@@ -168,11 +172,16 @@ try {
         maxSteps: 40,
       });
       const ms = performance.now() - t0;
-      await Promise.all(counting.splice(0));
+      const sent = await sentDuringRun();
       if (!task.check(result.message)) {
         throw new Error(`${variant}, ${task.name}: wrong answer: ${result.message}`);
       }
-      return { ms, steps: Number(result.metadata?.steps), ...sent };
+      return {
+        ms,
+        steps: Number(result.metadata?.steps),
+        modelMs: result.usage?.inference_time_ms ?? 0,
+        ...sent,
+      };
     };
     const runPlain = async () => {
       const pw = clients.get("ids")!.context.activePage()!.playwrightPage;
@@ -190,6 +199,7 @@ try {
         const run = await runAgent(variant, client);
         const f = figures.get(variant) ?? empty();
         f.ms.push(run.ms);
+        f.modelMs.push(run.modelMs);
         f.steps.push(run.steps);
         f.calls.push(run.calls);
         f.tokens.push(run.tokens);
@@ -204,17 +214,18 @@ try {
       "",
       `### ${task.name}`,
       "",
-      "| | steps | model calls | × before | prompt tokens | × before | run ms | overhead per step ms |",
-      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+      "| | steps | model calls | × before | prompt tokens | × before | run ms | in model calls ms | overhead per step ms | beyond the model calls ms |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     );
     for (const [variant, f] of figures) {
       const steps = median(f.steps);
       const perStep = (median(f.ms) - median(plain)) / steps;
+      const beyond = (median(f.ms.map((ms, i) => ms - f.modelMs[i]!)) - median(plain)) / steps;
       out.push(
-        `| ${variant} | ${steps} | ${median(f.calls)} | ${ratio(median(f.calls), base && median(base.calls))} | ${median(f.tokens)} | ${ratio(median(f.tokens), base && median(base.tokens))} | ${median(f.ms).toFixed(0)} | ${perStep.toFixed(1)} |`,
+        `| ${variant} | ${steps} | ${median(f.calls)} | ${ratio(median(f.calls), base && median(base.calls))} | ${median(f.tokens)} | ${ratio(median(f.tokens), base && median(base.tokens))} | ${median(f.ms).toFixed(0)} | ${median(f.modelMs).toFixed(0)} | ${perStep.toFixed(1)} | ${beyond.toFixed(1)} |`,
       );
     }
-    out.push(`| plain Playwright | | | | | | ${median(plain).toFixed(0)} | |`);
+    out.push(`| plain Playwright | | | | | | ${median(plain).toFixed(0)} | | | |`);
   }
   console.log(out.join("\n"));
 } finally {

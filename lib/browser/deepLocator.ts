@@ -77,6 +77,8 @@ export class DeepLocator {
      * stops the action (the action cache checks the element is still the one recorded).
      */
     private readonly guard?: (element: ElementHandle) => Promise<void>,
+    /** Nothing matching is no reason to wait: the caller saw the element there a moment ago. */
+    private readonly present = false,
   ) {
     try {
       this.parsed = parseSelector(selector);
@@ -285,6 +287,7 @@ export class DeepLocator {
         throw this.explain(new AmbiguousSelectorError(this.selector, found.handles.length));
       }
       this.lastMiss = found.note ?? "no match";
+      if (this.present) throw this.explain(new Error(`${this.selector} matches nothing now`));
       if (attempt === 0)
         deadline.step(found.note ? `waiting: ${found.note}` : "waiting for a match");
     }

@@ -179,14 +179,21 @@ export class Page {
 
   /**
    * A locator through iframes (`>>`) and shadow roots. `guard` (the action cache's) is told of
-   * the element once resolved, before an action touches it, and may stop the action.
+   * the element once resolved, before an action touches it, and may stop the action. `present`:
+   * the element is on the page now (the agent read it there): an action fails at once when
+   * nothing matches, instead of waiting for it to come.
    */
-  deepLocator(selector: string, guard?: (element: ElementHandle) => Promise<void>): DeepLocator {
+  deepLocator(
+    selector: string,
+    guard?: (element: ElementHandle) => Promise<void>,
+    present = false,
+  ): DeepLocator {
     return new DeepLocator(
       this.playwrightPage,
       parseInput(SelectorSchema, selector, "deepLocator.selector"),
       (error) => this.hooks.scrub(error),
       guard,
+      present,
     );
   }
 

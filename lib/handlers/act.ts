@@ -45,6 +45,8 @@ export interface ActCheck {
   expect?: ElementIdentity;
   /** The origin the run started on; an act call on its own starts on its page's. */
   startOrigin?: string;
+  /** The element was just read there (the agent's id): nothing matching fails at once. */
+  present?: boolean;
 }
 
 export async function act(
@@ -130,14 +132,11 @@ async function attempt(
     deadline.step(`${action.method ?? "click"} ${action.selector}`);
     await settings.onTarget?.(page, action);
     settings.onVariablesUsed?.(usedBy(action, options.variables));
-    await performAction(
-      page,
-      action,
-      options.variables,
-      deadlineShare(deadline),
-      guardFor(0),
-      check.startOrigin,
-    );
+    await performAction(page, action, options.variables, deadlineShare(deadline), {
+      guard: guardFor(0),
+      startOrigin: check.startOrigin,
+      present: check.present,
+    });
     return identified(done(action, [action]));
   } catch (error) {
     // A missing variable is the caller's to fix, not a page that changed.
@@ -176,14 +175,10 @@ async function attempt(
     const healed: Action = { ...again, method: action.method, arguments: action.arguments };
     try {
       await settings.onTarget?.(page, healed);
-      await performAction(
-        page,
-        healed,
-        options.variables,
-        deadline,
-        guardFor(1),
-        check.startOrigin,
-      );
+      await performAction(page, healed, options.variables, deadline, {
+        guard: guardFor(1),
+        startOrigin: check.startOrigin,
+      });
       return identified(done(healed, [action, healed]));
     } catch (second) {
       return identified(failure(second, healed, options, settings.logger, [action, healed]));

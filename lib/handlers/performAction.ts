@@ -11,16 +11,23 @@ import type { Action, Variables } from "../options.js";
 import type { Deadline } from "../timeout.js";
 import { checkTypedWhere, fillVariables, originOf, variablesIn } from "../variables.js";
 
+export interface PerformCheck {
+  /** Told of the element once resolved, before it is touched (the action cache's check). */
+  guard?: (element: ElementHandle) => Promise<void>;
+  /** The origin the run started on (default: the page's now): where variables may be typed. */
+  startOrigin?: string;
+  /** The element was just seen there: fail at once when nothing matches (no waiting). */
+  present?: boolean;
+}
+
 export async function performAction(
   page: Page,
   action: Action,
   variables: Variables | undefined,
   deadline: Deadline,
-  /** Told of the element once resolved, before it is touched (the action cache's check). */
-  guard?: (element: ElementHandle) => Promise<void>,
-  /** The origin the run started on (default: the page's now): where variables may be typed. */
-  startOrigin = originOf(page.url()),
+  check: PerformCheck = {},
 ): Promise<void> {
+  const { guard, startOrigin = originOf(page.url()) } = check;
   const given = action.arguments ?? [];
   const args = given.map((a) => fillVariables(a, variables));
   const typed = given.join(" ");
@@ -31,7 +38,7 @@ export async function performAction(
           checkTypedWhere(typed, variables, startOrigin, await elementOrigin(element));
           await guard?.(element);
         };
-  const target = page.deepLocator(action.selector, checked);
+  const target = page.deepLocator(action.selector, checked, check.present);
   const timeout = deadline.remaining();
   const first = args[0] ?? "";
   switch (action.method ?? "click") {

@@ -78,23 +78,19 @@ export async function actOn(
   run: AgentRun,
   deadline: Parameters<typeof act>[5],
 ): Promise<ActResult> {
-  const page = run.page();
-  // Nothing there any more: say so now, not after waiting for it to come.
-  if ((await page.deepLocator(target.action.selector).count()) === 0) {
-    throw new StaleIdError(staleMessage(target.id, target.line, "nothing is there now"));
-  }
+  // Nothing there any more fails at once: an id names what the model just read.
   const result = await act(
     run.context,
-    page,
+    run.page(),
     target.action,
     { variables: run.variables },
     run.actSettings,
     deadline,
-    { expect: target.expect, startOrigin: run.start.origin },
+    { expect: target.expect, startOrigin: run.start.origin, present: true },
   );
   if (result.mismatch) {
     const seen = result.identities?.[0];
-    const found = seen ? `now ${seen.role} "${seen.name}" is there` : "it did not come in time";
+    const found = seen ? `now ${seen.role} "${seen.name}" is there` : "nothing is there now";
     throw new StaleIdError(staleMessage(target.id, target.line, found));
   }
   return result;
