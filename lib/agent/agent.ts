@@ -207,7 +207,7 @@ export function newRun(
     stop: control.signal,
     pointer: { at: { x: 0, y: 0 } },
     screens: { latest: undefined },
-    seen: { outline: undefined },
+    seen: { outline: undefined, forIds: undefined },
     highlightCursor: options.highlightCursor === true,
     onSafetyCheck: control.onSafetyCheck,
     newTabs: NO_TABS,

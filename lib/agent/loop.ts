@@ -121,6 +121,8 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       break;
     }
     const results: ToolResultEntry[] = [];
+    // The ids of this answer name elements of the outline the model had when it answered.
+    s.run.seen.forIds = s.run.seen.outline;
     for (const call of answer.toolCalls) {
       if (finish || s.signal?.aborted) {
         // Not run; the conversation still needs an answer to each call.

@@ -177,6 +177,37 @@ describe("agent: acting on the ids of the outline it read", () => {
     expect(act.timeMs).toBeLessThan(5_000);
   });
 
+  it("takes the ids of a step's calls from the outline the model answered on, not one read since", async () => {
+    model.use(
+      openaiAgent((turn) => {
+        const page = shownPage(turn.history);
+        if (!page) return { calls: [call("outline")] };
+        if (turn.history.length === 1) {
+          // Two calls in one answer, both on the ids of the outline read: the first moves
+          // every button one place down.
+          return {
+            calls: [
+              call("act", { id: idOfLine(page, 'button "Show a tip"') }),
+              call("act", { id: idOfLine(page, 'button "Add a cup"') }),
+            ],
+          };
+        }
+        return { calls: [call("done", { success: true, message: "done" })] };
+      }),
+    );
+    const client = await open("agent/counter.html");
+    const result = await client.agent().execute("Show a tip and add a cup");
+    const second = result.actions[2]!;
+    expect(second.error).toMatch(
+      /no longer the element the outline showed \(button "Add a cup"; now button "Dismiss tip" is there\)/,
+    );
+    const pw = client.context.activePage()!.playwrightPage;
+    expect(
+      await pw.evaluate(() => (window as unknown as { dismissed?: boolean }).dismissed),
+    ).toBeUndefined();
+    expect(await pw.textContent("#count")).toBe("0 cups");
+  });
+
   it("says an outline is unchanged instead of sending it again, and keeps the one read", async () => {
     model.use(
       openaiAgent((turn) =>

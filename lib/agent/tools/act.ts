@@ -43,7 +43,7 @@ export default defineTool({
     }),
   async execute({ id, method, value, action }, run, deadline) {
     if (id !== undefined) {
-      const target = elementById(run.seen.outline, id, method ?? "click", value, run.variables);
+      const target = elementById(run.seen.forIds, id, method ?? "click", value, run.variables);
       const result = await actOn(target, run, deadline);
       const after = await readPage(run, deadline);
       return byIdOutput(`${target.action.method} on`, target, result, after, run);

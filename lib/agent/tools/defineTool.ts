@@ -44,8 +44,12 @@ export interface AgentRun {
    * holder, shared by every tool call of the run (each gets its own copy of the rest).
    */
   screens: { latest: Screen | undefined };
-  /** The latest outline the model read (a holder too): ids are taken from it. */
-  seen: { outline: SeenOutline | undefined };
+  /**
+   * Outlines (a holder too): `outline`, the latest the model was shown or is about to be (in
+   * this step's results); `forIds`, the one it had when it answered this step, which the ids it
+   * names refer to (an earlier call of the same step may have read a newer one).
+   */
+  seen: { outline: SeenOutline | undefined; forIds: SeenOutline | undefined };
   /** Show the agent's cursor where it acts (highlightCursor). */
   highlightCursor: boolean;
   /** Where the mouse is, for computer-use actions that name no point. */

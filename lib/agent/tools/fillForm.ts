@@ -37,7 +37,7 @@ export default defineTool({
     const byId = fields.map((f) =>
       f.id === undefined
         ? undefined
-        : elementById(run.seen.outline, f.id, "fill", f.value, run.variables),
+        : elementById(run.seen.forIds, f.id, "fill", f.value, run.variables),
     );
     const named = fields.filter((f) => f.id === undefined);
     const found = named.length ? await findByName(named, run, deadline) : new Map();
