@@ -5,8 +5,9 @@
  */
 import type { ElementIdentity } from "../api/operations.js";
 import { snapshotFor } from "../handlers/pageSnapshot.js";
+import { readableMessage } from "../readableError.js";
 import type { Deadline } from "../timeout.js";
-import type { AgentRun } from "./tools/defineTool.js";
+import type { AgentRun, ToolOutput } from "./tools/defineTool.js";
 
 /** The latest outline the model was shown: its text, and each id's element as it was then. */
 export interface SeenOutline {
@@ -38,6 +39,42 @@ export async function readPage(run: AgentRun, deadline: Deadline): Promise<PageR
     identities: snapshot.identities,
   };
   return { ...reading, unchanged };
+}
+
+/**
+ * What an action's result says after `head` (what was done): the page's outline now, one line
+ * when the model already has it, or why it could not be read (the action stands either way: a
+ * failed reading must not make the model do it again).
+ */
+export async function pageAfter(
+  run: AgentRun,
+  deadline: Deadline,
+  head: string,
+): Promise<Pick<ToolOutput, "text" | "perishable" | "pageState" | "shortened"> & { url: string }> {
+  let after: PageReading;
+  try {
+    after = await readPage(run, deadline);
+  } catch (error) {
+    let url = "";
+    try {
+      url = run.page().url();
+    } catch {}
+    const why = readableMessage(error).replace(/\.$/, "");
+    return {
+      text: `${head}\n(The page could not be read after it: ${why}. Read it with outline.)`,
+      url,
+    };
+  }
+  if (after.unchanged) {
+    return { text: `${head} The page did not change.`, pageState: after.text, url: after.url };
+  }
+  return {
+    text: `${head}\n${after.text}`,
+    perishable: true,
+    pageState: after.text,
+    shortened: `${head} (The page's outline after it is left out: a newer one came.)`,
+    url: after.url,
+  };
 }
 
 /**

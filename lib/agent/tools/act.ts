@@ -2,9 +2,9 @@ import { z } from "zod";
 import type { ActResult } from "../../api/operations.js";
 import { act } from "../../handlers/act.js";
 import { type ElementById, elementById, StaleIdError, staleMessage } from "../elementById.js";
-import { type PageReading, readPage } from "../pageOutline.js";
+import { pageAfter } from "../pageOutline.js";
 import { elementStep } from "../recording.js";
-import type { AgentRun, ToolOutput } from "./defineTool.js";
+import type { AgentRun } from "./defineTool.js";
 import { defineTool } from "./defineTool.js";
 
 /** What act does to an element named by id (the Action methods that need no second element). */
@@ -45,8 +45,23 @@ export default defineTool({
     if (id !== undefined) {
       const target = elementById(run.seen.forIds, id, method ?? "click", value, run.variables);
       const result = await actOn(target, run, deadline);
-      const after = await readPage(run, deadline);
-      return byIdOutput(`${target.action.method} on`, target, result, after, run);
+      const head = result.success
+        ? `Done: ${target.action.method} on ${target.line}.`
+        : `Failed: ${result.message.replace(/\.$/, "")}.`;
+      const { url, ...after } = await pageAfter(run, deadline, head);
+      return {
+        ...after,
+        action: {
+          action: result.actionDescription,
+          elementId: target.id,
+          method: target.action.method,
+          success: result.success,
+          pageUrl: url,
+        },
+        replay: run.recording
+          ? elementStep(`${target.action.method} ${target.line}`, result)
+          : undefined,
+      };
     }
     const result = await act(
       run.context,
@@ -94,33 +109,4 @@ export async function actOn(
     throw new StaleIdError(staleMessage(target.id, target.line, found));
   }
   return result;
-}
-
-/** The result of an action by id: what was done, then the page as it is now. */
-export function byIdOutput(
-  what: string,
-  target: ElementById,
-  result: ActResult,
-  after: PageReading,
-  run: AgentRun,
-): ToolOutput {
-  const head = result.success
-    ? `Done: ${what} ${target.line}.`
-    : `Failed: ${result.message.replace(/\.$/, "")}.`;
-  return {
-    text: after.unchanged ? `${head} The page did not change.` : `${head}\n${after.text}`,
-    action: {
-      action: result.actionDescription,
-      elementId: target.id,
-      method: target.action.method,
-      success: result.success,
-      pageUrl: after.url,
-    },
-    replay: run.recording
-      ? elementStep(`${target.action.method} ${target.line}`, result)
-      : undefined,
-    perishable: !after.unchanged,
-    pageState: after.text,
-    shortened: `${head} (The page's outline after it is left out: a newer one came.)`,
-  };
 }

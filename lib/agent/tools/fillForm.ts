@@ -6,7 +6,7 @@ import { snapshotFor } from "../../handlers/pageSnapshot.js";
 import type { Action } from "../../options.js";
 import type { Deadline } from "../../timeout.js";
 import { elementById, StaleIdError } from "../elementById.js";
-import { readPage } from "../pageOutline.js";
+import { pageAfter } from "../pageOutline.js";
 import { elementStep } from "../recording.js";
 import { actOn } from "./act.js";
 import type { AgentRun } from "./defineTool.js";
@@ -89,14 +89,13 @@ export default defineTool({
     const replayed = run.recording ? (unreplayable ? null : replay) : undefined;
     if (byId.every((t) => t === undefined)) return { text: summary, action, replay: replayed };
     // Fields named by id: the model reads the page as it is after, with no outline call.
-    const after = await readPage(run, deadline);
+    const { url, ...after } = await pageAfter(run, deadline, summary);
     return {
-      text: after.unchanged ? `${summary}\nThe page did not change.` : `${summary}\n${after.text}`,
-      action: { ...action, pageUrl: after.url },
+      ...after,
+      // Once a newer outline came: the summary's first line, not the fields' old ids.
+      shortened: after.shortened?.replace(summary, summary.split("\n")[0]!),
+      action: { ...action, pageUrl: url },
       replay: replayed,
-      perishable: !after.unchanged,
-      pageState: after.text,
-      shortened: `${summary.split("\n")[0]} (The page's outline after it is left out: a newer one came.)`,
       failed: failures ? `${failures} field(s) failed` : undefined,
     };
   },
