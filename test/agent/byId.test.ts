@@ -208,6 +208,22 @@ describe("agent: acting on the ids of the outline it read", () => {
     expect(await pw.textContent("#count")).toBe("0 cups");
   });
 
+  it("tells the model which field its act by id lacks, and does nothing", async () => {
+    model.use(
+      openaiAgent((turn) => {
+        const page = shownPage(turn.history);
+        if (!page) return { calls: [call("outline")] };
+        if (turn.history.length === 1) {
+          return { calls: [call("act", { id: idOfLine(page, "searchbox"), method: "fill" })] };
+        }
+        return { calls: [call("done", { success: false, message: "no value" })] };
+      }),
+    );
+    const client = await open("agent/search.html");
+    const result = await client.agent().execute("Search");
+    expect(result.actions[1]!.error).toMatch(/^Invalid input for act: .*value.*need a value/s);
+  });
+
   it("says an outline is unchanged instead of sending it again, and keeps the one read", async () => {
     model.use(
       openaiAgent((turn) =>

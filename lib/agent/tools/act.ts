@@ -19,6 +19,9 @@ export const ID_METHODS = [
   "scrollTo",
 ] as const;
 
+/** Methods that take their text, option or position from `value`. */
+const NEEDS_VALUE = new Set<string>(["fill", "type", "selectOptionFromDropdown", "scrollTo"]);
+
 export default defineTool({
   name: "act",
   description:
@@ -40,7 +43,18 @@ export default defineTool({
     })
     .refine((input) => input.id !== undefined || input.action !== undefined, {
       error: "give the element's id (with method), or the action in words",
-    }),
+    })
+    .refine(
+      (input) =>
+        input.id === undefined ||
+        !NEEDS_VALUE.has(input.method ?? "click") ||
+        input.value !== undefined,
+      {
+        error:
+          'method fill, type, selectOptionFromDropdown and scrollTo need a value ("" clears a field)',
+        path: ["value"],
+      },
+    ),
   async execute({ id, method, value, action }, run, deadline) {
     if (id !== undefined) {
       const target = elementById(run.seen.forIds, id, method ?? "click", value, run.variables);
