@@ -530,6 +530,8 @@ export const AgentExecuteOptionsSchema = z.strictObject({
     .describe(
       "Offers the `search` tool (through `WAYFARER_SEARXNG_URL` or `BRAVE_SEARCH_API_KEY`).",
     ),
+  // No schema default: a run sent over the wire to a foreign v1 service carries only what the
+  // caller set. The default (5) is the loop's (lib/agent/guardrails.ts).
   maxConsecutiveFailures: z
     .number({ error: "expected a number of tool calls" })
     .int()

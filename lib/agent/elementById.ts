@@ -26,22 +26,28 @@ export function elementById(
   value: string | undefined,
   variables: Variables | undefined,
 ): ElementById {
-  const key = id.replace(/^\[|\]$/g, "").trim();
+  const key = id
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .trim();
   if (!seen) {
     throw new StaleIdError(
       `there is no outline to take [${key}] from: read the page with outline first, or name the element in words`,
     );
   }
-  const selector = seen.selectors[key];
-  const identity = seen.identities[key];
+  const selector = Object.hasOwn(seen.selectors, key) ? seen.selectors[key] : undefined;
+  const identity = Object.hasOwn(seen.identities, key) ? seen.identities[key] : undefined;
   if (!selector || !identity) {
     throw new StaleIdError(
       `[${key}] is not an id of the latest outline: use an id it shows, or read the page again with outline`,
     );
   }
+  const expect = hideIdentity(identity, variables);
+  // Its line as the model read it (typed values masked); out of the part shown, its identity
+  // with typed values hidden.
   const line =
     seen.text.match(new RegExp(`^\\s*\\[${key}\\] (.*)$`, "m"))?.[1] ??
-    `${identity.role} ${JSON.stringify(identity.name)}`;
+    `${expect.role} ${JSON.stringify(expect.name)}`;
   return {
     id: key,
     action: {
@@ -50,7 +56,7 @@ export function elementById(
       method,
       arguments: value === undefined ? [] : [value],
     },
-    expect: hideIdentity(identity, variables),
+    expect,
     line,
   };
 }
@@ -63,4 +69,19 @@ export class StaleIdError extends Error {
 /** The element found at the id's place is not the one shown: the page changed. */
 export function staleMessage(id: string, line: string, found: string): string {
   return `[${id}] is no longer the element the outline showed (${line}; ${found}): nothing was done. The page changed: read it again with outline, and act on the id it shows now.`;
+}
+
+/**
+ * What stands at a stale id's place, said so that a change of surroundings alone (a counter,
+ * a message next to it) reads as one, with the way out when it keeps changing.
+ */
+export function foundInstead(
+  expected: ElementIdentity,
+  seen: ElementIdentity | null | undefined,
+): string {
+  if (!seen) return "nothing is there now";
+  if (seen.role === expected.role && seen.name === expected.name) {
+    return `the same ${seen.role} is there, but the text around it changed from "${expected.context.slice(0, 80)}" to "${seen.context.slice(0, 80)}"; if it keeps changing, name the element in words`;
+  }
+  return `now ${seen.role} "${seen.name}" is there`;
 }

@@ -41,30 +41,33 @@ export function toolsAt(tools: AgentTool[], step: number, maxSteps: number): Age
 export type RepeatVerdict = { nudge: string } | { stop: string } | undefined;
 
 /**
- * Counts calls made again with the same input while the page stayed as it was after the
- * previous one. The page is read only for a call made before (or taken from a tool that read it
- * anyway), so a run that never repeats itself never pays for it.
+ * Counts calls made again with the same input that changed nothing: the page before the call is
+ * as it was after the previous identical call (nothing else moved it in between), and the call
+ * left it so. The page is read only around a call made before, so a run that never repeats
+ * itself never pays for it.
  */
 export class Repeats {
   /** Call → the page after it was last made (undefined: not read). */
-  private readonly after_ = new Map<string, string | undefined>();
-  /** Call → times made in a row, the page the same after each (1: no repeat yet). */
+  private readonly lastAfter = new Map<string, string | undefined>();
+  /** Call → times made in a row that changed nothing (1: the first). */
   private readonly times = new Map<string, number>();
 
   constructor(private readonly pageState: () => Promise<string | undefined>) {}
 
-  /** After a call; `read`: the page as the tool itself read it after acting, if it did. */
-  async after(call: ToolCallRequest, read: string | undefined): Promise<RepeatVerdict> {
+  /** Whether a call is one the check compares (made before): read the page before it then. */
+  before(call: ToolCallRequest): Promise<string | undefined> {
+    return this.lastAfter.has(keyOf(call)) ? this.pageState() : Promise.resolve(undefined);
+  }
+
+  /** After a call; `before`: the page before it, from `before()`. */
+  async after(call: ToolCallRequest, before: string | undefined): Promise<RepeatVerdict> {
     const key = keyOf(call);
-    const made = this.after_.has(key);
-    const previous = this.after_.get(key);
-    const now = read ?? (made ? await this.pageState() : undefined);
-    this.after_.set(key, now);
-    if (now === undefined || previous === undefined || now !== previous) {
-      this.times.set(key, 1);
-      return undefined;
-    }
-    const times = (this.times.get(key) ?? 1) + 1;
+    const previous = this.lastAfter.get(key);
+    const now = before === undefined ? undefined : await this.pageState();
+    this.lastAfter.set(key, now);
+    const changedNothing =
+      before !== undefined && now === before && (previous === undefined || previous === before);
+    const times = changedNothing ? (this.times.get(key) ?? 1) + 1 : 1;
     this.times.set(key, times);
     if (times >= LOOP_STOP) {
       return {
@@ -94,7 +97,9 @@ export class FailureStreak {
     }
     this.inARow++;
     if (this.inARow < this.max) return undefined;
-    return `Stopped: ${this.inARow} tool calls in a row failed (maxConsecutiveFailures ${this.max}). The last, ${toolName}: ${error}`;
+    // One line: an action's result may carry a whole outline after it.
+    const line = error.split("\n")[0];
+    return `Stopped: ${this.inARow} tool calls in a row failed (maxConsecutiveFailures ${this.max}). The last, ${toolName}: ${line}`;
   }
 }
 

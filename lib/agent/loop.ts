@@ -15,6 +15,7 @@ import { readableMessage, surface } from "../readableError.js";
 import { withTimeout } from "../timeout.js";
 import { hideVariables } from "../variables.js";
 import { Conversation, type ToolResultEntry } from "./conversation.js";
+import { StaleIdError } from "./elementById.js";
 import { FailureStreak, Repeats, stepNote, toolsAt } from "./guardrails.js";
 import type { Recording } from "./recording.js";
 import type { AgentRun, AgentTool, ToolOutput } from "./tools/defineTool.js";
@@ -127,7 +128,9 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       if (finish || s.signal?.aborted) {
         // Not run; the conversation still needs an answer to each call.
         const why =
-          finish?.stoppedBy === undefined ? "the task was already finished" : "the run was stopped";
+          finish && finish.stoppedBy === undefined
+            ? "the task was already finished"
+            : "the run was stopped";
         results.push({ ...call, text: `Not run: ${why}.`, error: true });
         continue;
       }
@@ -144,13 +147,18 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         toolName: call.toolName,
         input: clean(shown),
       });
+      // Calls whose effect may show only in pixels (a canvas) are not checked for loops.
+      const checked = byName.get(call.toolName)?.pixels !== true;
+      const before = checked ? await repeats.before(call) : undefined;
       const started = Date.now();
       const outcome = await runTool(call, byName, s, (u) => spent.add(u));
       const timeMs = Date.now() - started;
       const repeated =
         outcome.ok && outcome.output.finish
           ? undefined
-          : await repeats.after(call, outcome.ok ? outcome.output.pageState : undefined);
+          : checked
+            ? await repeats.after(call, before)
+            : undefined;
       if (outcome.ok && outcome.output.replay !== undefined)
         s.recording?.add(outcome.output.replay);
       else if (!outcome.ok && outcome.ran && byName.get(call.toolName)?.unreplayableOnError)
@@ -168,7 +176,7 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
         resultMeta: outcome.ok ? clean(outcome.output.resultMeta) : undefined,
         error: !outcome.ok,
         perishable: outcome.ok && outcome.output.perishable,
-        shortened: outcome.ok ? outcome.output.shortened : undefined,
+        shortened: outcome.ok ? clean(outcome.output.shortened) : undefined,
       });
       const thought = call.toolName === "think" ? undefined : reasoning;
       actions.push(
@@ -284,7 +292,8 @@ async function runTool(
     s.run.logger.info("agent", `tool ${call.toolName} failed; the model is told`, {
       error: scrub(message, s.variables, s.redactor),
     });
-    return { ok: false, error: message, ran: true };
+    // A stale id did nothing: the run stays replayable.
+    return { ok: false, error: message, ran: !(thrown instanceof StaleIdError) };
   }
 }
 

@@ -4,6 +4,7 @@
  * with no second model call, and so that an outline it already has is not sent again unchanged.
  */
 import type { ElementIdentity } from "../api/operations.js";
+import { inPage } from "../browser/inPage.js";
 import { snapshotFor } from "../handlers/pageSnapshot.js";
 import { readableMessage } from "../readableError.js";
 import type { Deadline } from "../timeout.js";
@@ -32,6 +33,8 @@ export const UNCHANGED_OUTLINE =
 /** Reads the page now, with the identities of its ids, and remembers it as the one read. */
 export async function readPage(run: AgentRun, deadline: Deadline): Promise<PageReading> {
   const { reading, snapshot } = await outlineNow(run, deadline, true);
+  // Out of time, the tool answers with an error: this reading never reaches the model.
+  if (deadline.signal.aborted) throw deadline.signal.reason;
   const unchanged = run.seen.outline?.text === reading.text;
   run.seen.outline = {
     text: reading.text,
@@ -50,7 +53,7 @@ export async function pageAfter(
   run: AgentRun,
   deadline: Deadline,
   head: string,
-): Promise<Pick<ToolOutput, "text" | "perishable" | "pageState" | "shortened"> & { url: string }> {
+): Promise<Pick<ToolOutput, "text" | "perishable" | "shortened"> & { url: string }> {
   let after: PageReading;
   try {
     after = await readPage(run, deadline);
@@ -66,23 +69,41 @@ export async function pageAfter(
     };
   }
   if (after.unchanged) {
-    return { text: `${head} The page did not change.`, pageState: after.text, url: after.url };
+    return { text: `${head} The page's outline is as before it.`, url: after.url };
   }
   return {
     text: `${head}\n${after.text}`,
     perishable: true,
-    pageState: after.text,
     shortened: `${head} (The page's outline after it is left out: a newer one came.)`,
     url: after.url,
   };
 }
 
 /**
- * The page as the loop check compares it: the text readPage would show, not remembered as
- * read. Two calls that leave the page the same give the same text.
+ * The page as the loop check compares it: the text readPage would show (not remembered as
+ * read), where it is scrolled to (the page and the area in the middle of the view) and what has
+ * the focus, none of which an outline shows. Scrolling on, or tabbing through, is no loop.
  */
 export async function pageState(run: AgentRun, deadline: Deadline): Promise<string> {
-  return (await outlineNow(run, deadline, false)).reading.text;
+  const { reading } = await outlineNow(run, deadline, false);
+  const where = await run
+    .page()
+    .playwrightPage.evaluate(inPage(scrollAndFocus))
+    .catch(() => "");
+  return `${reading.text}\n${where}`;
+}
+
+/** Runs in the page: the scroll offsets from the middle of the view up, and the focus. */
+function scrollAndFocus(): string {
+  const offsets: string[] = [`${scrollX},${scrollY}`];
+  for (let at = document.elementFromPoint(innerWidth / 2, innerHeight / 2); at; ) {
+    if (at.scrollTop || at.scrollLeft) offsets.push(`${at.scrollLeft},${at.scrollTop}`);
+    at = at.parentElement;
+  }
+  const f = document.activeElement;
+  const focus =
+    f && f !== document.body ? `${f.tagName}#${f.id}@${f.textContent?.slice(0, 40)}` : "";
+  return `${offsets.join(" ")} ${focus}`;
 }
 
 async function outlineNow(run: AgentRun, deadline: Deadline, identities: boolean) {

@@ -41,8 +41,10 @@ export function sameIdentity(a: ElementIdentity, b: ElementIdentity): boolean {
  * record the identity of each element it gives an id.
  */
 export function identityIn(element: Element): ElementIdentity {
+  // The first 5,000 characters are plenty for the `max` kept, and an outline records this for
+  // every element with an id: a long list's text is not normalised once per link in it.
   const words = (text: string | null | undefined, max: number) =>
-    (text ?? "").replace(/\s+/g, " ").trim().slice(0, max);
+    (text ?? "").slice(0, 5_000).replace(/\s+/g, " ").trim().slice(0, max);
   // textContent, not innerText: the same answer whatever the layout, and no layout pass.
   const textOf = (el: Element) => words(el.textContent, 300);
   const tag = element.tagName.toLowerCase();

@@ -311,6 +311,38 @@ describe("agent: guardrails", () => {
     );
   });
 
+  it("takes neither going back to a list between items nor scrolling on for a loop", async () => {
+    model.use(
+      openaiAgent((turn) => {
+        const h = turn.history.length;
+        const url = (file: string) => turn.task.match(/http\S+\/agent\//)![0] + file;
+        // Five items opened from the list, each followed by the same `back`.
+        const teas = ["green", "black", "white", "oolong", "greenjasmine"];
+        if (h < 10) {
+          return h % 2
+            ? { calls: [call("back")] }
+            : { calls: [call("goto", { url: url(`item.html?id=${teas[h / 2]}`) })] };
+        }
+        // Then down a long page, two screens at a time, past its end.
+        if (h === 10) return { calls: [call("goto", { url: url("long.html") })] };
+        return { calls: [call("scroll", { direction: "down", screens: 2 })] };
+      }),
+    );
+    const client = await open("agent/results.html?q=tea");
+    const result = await client.agent().execute({
+      instruction: `Look at each tea, then read ${server.url("agent/long.html")}`,
+      maxSteps: 40,
+    });
+    const types = result.actions.map((a) => a.type);
+    // Every back returned to the same list, and was no loop.
+    expect(types.filter((t) => t === "back")).toHaveLength(5);
+    // The scrolls went on while the page moved; once at its end, they changed nothing.
+    expect(result).toMatchObject({ completed: false, metadata: { stoppedBy: "loop" } });
+    expect(result.message).toContain("called scroll with the same input 4 times");
+    const scrolled = result.actions.filter((a) => a.type === "scroll");
+    expect(scrolled.length).toBeGreaterThan(4);
+  });
+
   it("does not take repeated calls that change the page for a loop", async () => {
     model.use(
       openaiAgent((turn) => {

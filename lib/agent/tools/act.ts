@@ -1,7 +1,14 @@
 import { z } from "zod";
 import type { ActResult } from "../../api/operations.js";
 import { act } from "../../handlers/act.js";
-import { type ElementById, elementById, StaleIdError, staleMessage } from "../elementById.js";
+import type { Deadline } from "../../timeout.js";
+import {
+  type ElementById,
+  elementById,
+  foundInstead,
+  StaleIdError,
+  staleMessage,
+} from "../elementById.js";
 import { pageAfter } from "../pageOutline.js";
 import { elementStep } from "../recording.js";
 import type { AgentRun } from "./defineTool.js";
@@ -55,7 +62,9 @@ export default defineTool({
         path: ["value"],
       },
     ),
-  async execute({ id, method, value, action }, run, deadline) {
+  async execute({ id: given, method, value, action }, run, deadline) {
+    // Some models send `id: null` beside the words: no id.
+    const id = given === "null" || given === "" ? undefined : given;
     if (id !== undefined) {
       const target = elementById(run.seen.forIds, id, method ?? "click", value, run.variables);
       const result = await actOn(target, run, deadline);
@@ -72,15 +81,21 @@ export default defineTool({
           success: result.success,
           pageUrl: url,
         },
+        // The words a heal looks for it by, with what it typed or chose.
         replay: run.recording
-          ? elementStep(`${target.action.method} ${target.line}`, result)
+          ? elementStep(
+              `${target.action.method} ${target.line}${value === undefined ? "" : ` with ${value}`}`,
+              result,
+            )
           : undefined,
       };
     }
+    if (action === undefined)
+      throw new Error("give the element's id (with method), or the action in words");
     const result = await act(
       run.context,
       run.page(),
-      action!,
+      action,
       { model: run.executionModel, variables: run.variables },
       run.actSettings,
       deadline,
@@ -96,7 +111,7 @@ export default defineTool({
         success: result.success,
         pageUrl: page.url(),
       },
-      replay: run.recording ? elementStep(action!, result) : undefined,
+      replay: run.recording ? elementStep(action, result) : undefined,
     };
   },
 });
@@ -105,7 +120,7 @@ export default defineTool({
 export async function actOn(
   target: ElementById,
   run: AgentRun,
-  deadline: Parameters<typeof act>[5],
+  deadline: Deadline,
 ): Promise<ActResult> {
   // Nothing there any more fails at once: an id names what the model just read.
   const result = await act(
@@ -118,8 +133,7 @@ export async function actOn(
     { expect: target.expect, startOrigin: run.start.origin, present: true },
   );
   if (result.mismatch) {
-    const seen = result.identities?.[0];
-    const found = seen ? `now ${seen.role} "${seen.name}" is there` : "nothing is there now";
+    const found = foundInstead(target.expect, result.identities?.[0]);
     throw new StaleIdError(staleMessage(target.id, target.line, found));
   }
   return result;

@@ -5,6 +5,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "clickAt",
+  pixels: true,
   description:
     "Click at a point of the latest screenshot: for what the outline cannot reach (canvas, maps, custom widgets).",
   inputSchema: z.object({

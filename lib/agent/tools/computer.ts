@@ -21,6 +21,7 @@ import { defineTool } from "./defineTool.js";
  */
 export default defineTool({
   name: "computer",
+  pixels: true,
   description: "The browser's screen, mouse and keyboard.",
   inputSchema: z.looseObject({}),
   // Results and events show the action asked for, not the protocol's bookkeeping.

@@ -94,8 +94,6 @@ export interface ToolOutput {
   perishable?: boolean;
   /** What a perishable result becomes once shortened (default: a line saying it was left out). */
   shortened?: string;
-  /** The page as the tool read it after acting (pageOutline.ts): the loop check compares it. */
-  pageState?: string;
 }
 
 export interface AgentTool<S extends z.ZodType = z.ZodType> {
@@ -109,6 +107,11 @@ export interface AgentTool<S extends z.ZodType = z.ZodType> {
    * replayed.
    */
   unreplayableOnError?: boolean;
+  /**
+   * What it changes may show only in pixels (a canvas, the screen of a computer-use model): its
+   * calls are not checked for loops, which compare the page's outline.
+   */
+  pixels?: boolean;
   /** The input as results and events show it, when it carries protocol data of its own. */
   describeInput?(input: unknown): unknown;
 }

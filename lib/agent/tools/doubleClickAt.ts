@@ -5,6 +5,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "doubleClickAt",
+  pixels: true,
   description: "Double-click at a point of the latest screenshot.",
   inputSchema: z.object(PointSchema),
   async execute({ x, y }, run, deadline) {

@@ -7,6 +7,7 @@ const Point = z.object(PointSchema);
 
 export default defineTool({
   name: "dragAt",
+  pixels: true,
   description:
     "Press at one point of the latest screenshot, move to another (through optional points between) and release: drag a slider, move a piece, draw.",
   inputSchema: z.object({

@@ -5,6 +5,7 @@ import { findElements } from "../../handlers/observe.js";
 import { snapshotFor } from "../../handlers/pageSnapshot.js";
 import type { Action } from "../../options.js";
 import type { Deadline } from "../../timeout.js";
+import { fillVariables } from "../../variables.js";
 import { elementById, StaleIdError } from "../elementById.js";
 import { pageAfter } from "../pageOutline.js";
 import { elementStep } from "../recording.js";
@@ -33,7 +34,9 @@ export default defineTool({
   }),
   async execute({ fields }, run, deadline) {
     const page = run.page();
-    // Every id is checked against the outline before anything is typed.
+    // Before anything is typed: every id is one of the outline the model read, and every
+    // %name% a value uses is a variable (a form half filled helps nobody).
+    for (const f of fields) fillVariables(f.value, run.variables);
     const byId = fields.map((f) =>
       f.id === undefined
         ? undefined
@@ -66,9 +69,9 @@ export default defineTool({
       } catch (error) {
         if (!(error instanceof StaleIdError)) throw error;
         // The page changed under the form: the fields left are not typed blindly.
+        // Nothing was typed from here on: the fields filled so far stay replayable.
         report.push(`${label}: not filled (${error.message})`);
         failures += fields.length - i;
-        unreplayable = true;
         break;
       }
       const steps = elementStep(
@@ -87,7 +90,10 @@ export default defineTool({
       pageUrl: page.url(),
     };
     const replayed = run.recording ? (unreplayable ? null : replay) : undefined;
-    if (byId.every((t) => t === undefined)) return { text: summary, action, replay: replayed };
+    const failed = failures ? `${failures} field(s) failed` : undefined;
+    if (byId.every((t) => t === undefined)) {
+      return { text: summary, action, replay: replayed, failed };
+    }
     // Fields named by id: the model reads the page as it is after, with no outline call.
     const { url, ...after } = await pageAfter(run, deadline, summary);
     return {
@@ -96,7 +102,7 @@ export default defineTool({
       shortened: after.shortened?.replace(summary, summary.split("\n")[0]!),
       action: { ...action, pageUrl: url },
       replay: replayed,
-      failed: failures ? `${failures} field(s) failed` : undefined,
+      failed,
     };
   },
 });

@@ -6,6 +6,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "fillFormAt",
+  pixels: true,
   description:
     "Fill several fields by where they are on the latest screenshot: each is clicked, cleared and typed into.",
   inputSchema: z.object({

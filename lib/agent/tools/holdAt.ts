@@ -6,6 +6,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "holdAt",
+  pixels: true,
   description: "Press and hold the mouse at a point of the latest screenshot (a long press).",
   inputSchema: z.object({
     ...PointSchema,

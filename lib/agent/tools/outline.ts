@@ -11,7 +11,7 @@ export default defineTool({
     const read = await readPage(run, deadline);
     const action = { pageText: read.part, pageUrl: read.url };
     // The model has this very outline in front of it: a line says so, and the ids still hold.
-    if (read.unchanged) return { text: UNCHANGED_OUTLINE, action, pageState: read.text };
-    return { text: read.text, action, perishable: true, pageState: read.text };
+    if (read.unchanged) return { text: UNCHANGED_OUTLINE, action };
+    return { text: read.text, action, perishable: true };
   },
 });

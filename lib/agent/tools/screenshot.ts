@@ -4,6 +4,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "screenshot",
+  pixels: true,
   description:
     "See the visible page as an image: what the outline cannot show (layout, images, canvas).",
   inputSchema: z.object({}),

@@ -6,6 +6,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "scrollAt",
+  pixels: true,
   description:
     "Scroll whatever is under a point of the latest screenshot (a list, a map, the page).",
   inputSchema: z.object({

@@ -13,6 +13,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "typeAt",
+  pixels: true,
   description:
     "Click at a point of the latest screenshot, then type text there (a field drawn on a canvas, a custom editor).",
   inputSchema: z.object({
