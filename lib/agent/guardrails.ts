@@ -44,29 +44,58 @@ export type RepeatVerdict = { nudge: string } | { stop: string } | undefined;
  * Counts calls made again with the same input that changed nothing: the page before the call is
  * as it was after the previous identical call (nothing else moved it in between), and the call
  * left it so. The page is read only around a call made before, so a run that never repeats
- * itself never pays for it.
+ * itself never pays for it. A call that only reads (outline, extract, think) changes nothing by
+ * itself: it repeats when no call that may change the page was made since the previous
+ * identical one and it did not find the page changed (outline), with no look of its own.
  */
 export class Repeats {
   /** Call → the page after it was last made (undefined: not read). */
   private readonly lastAfter = new Map<string, string | undefined>();
   /** Call → times made in a row that changed nothing (1: the first). */
   private readonly times = new Map<string, number>();
+  /** The page after the latest call, when it was read: the page before the next one. */
+  private latest: string | undefined;
+  /** Calls made so far that may change the page; a read-only call → that count when made. */
+  private moves = 0;
+  private readonly movesAt = new Map<string, number>();
 
   constructor(private readonly pageState: () => Promise<string | undefined>) {}
 
-  /** Whether a call is one the check compares (made before): read the page before it then. */
-  before(call: ToolCallRequest): Promise<string | undefined> {
-    return this.lastAfter.has(keyOf(call)) ? this.pageState() : Promise.resolve(undefined);
+  /** The page before a call that may change it, when it was made before (else undefined). */
+  async before(call: ToolCallRequest, readOnly: boolean): Promise<string | undefined> {
+    if (readOnly || !this.lastAfter.has(keyOf(call))) return undefined;
+    return this.latest ?? (await this.pageState());
   }
 
-  /** After a call; `before`: the page before it, from `before()`. */
+  /** A call the check does not look at (its effect may show only in pixels). */
+  skipped(): undefined {
+    this.latest = undefined;
+    this.moves++;
+    return undefined;
+  }
+
+  /** After a call that only reads the page; `sawChange`: it found the page changed since. */
+  afterReading(call: ToolCallRequest, sawChange: boolean): RepeatVerdict {
+    const key = keyOf(call);
+    const same = this.movesAt.get(key) === this.moves && !sawChange;
+    this.movesAt.set(key, this.moves);
+    return this.count(call, key, same);
+  }
+
+  /** After a call that may change the page; `before`: the page before it, from `before()`. */
   async after(call: ToolCallRequest, before: string | undefined): Promise<RepeatVerdict> {
     const key = keyOf(call);
     const previous = this.lastAfter.get(key);
+    this.moves++;
     const now = before === undefined ? undefined : await this.pageState();
     this.lastAfter.set(key, now);
+    this.latest = now;
     const changedNothing =
       before !== undefined && now === before && (previous === undefined || previous === before);
+    return this.count(call, key, changedNothing);
+  }
+
+  private count(call: ToolCallRequest, key: string, changedNothing: boolean): RepeatVerdict {
     const times = changedNothing ? (this.times.get(key) ?? 1) + 1 : 1;
     this.times.set(key, times);
     if (times >= LOOP_STOP) {

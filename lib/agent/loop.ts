@@ -149,16 +149,19 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       });
       // Calls whose effect may show only in pixels (a canvas) are not checked for loops.
       const checked = byName.get(call.toolName)?.pixels !== true;
-      const before = checked ? await repeats.before(call) : undefined;
+      const readOnly = byName.get(call.toolName)?.readOnly === true;
+      const before = checked ? await repeats.before(call, readOnly) : undefined;
       const started = Date.now();
       const outcome = await runTool(call, byName, s, (u) => spent.add(u));
       const timeMs = Date.now() - started;
       const repeated =
         outcome.ok && outcome.output.finish
           ? undefined
-          : checked
-            ? await repeats.after(call, before)
-            : undefined;
+          : !checked
+            ? repeats.skipped()
+            : readOnly
+              ? repeats.afterReading(call, outcome.ok && outcome.output.sawChange === true)
+              : await repeats.after(call, before);
       if (outcome.ok && outcome.output.replay !== undefined)
         s.recording?.add(outcome.output.replay);
       else if (!outcome.ok && outcome.ran && byName.get(call.toolName)?.unreplayableOnError)

@@ -90,6 +90,8 @@ export interface ToolOutput {
    * changed the page in a way no step can repeat. Absent for tools that only read.
    */
   replay?: AgentStep[] | null;
+  /** A read-only tool found the page changed since the model last read it (the loop check). */
+  sawChange?: boolean;
   /** Outlines and screenshots describe one moment: older ones are shortened in later steps. */
   perishable?: boolean;
   /** What a perishable result becomes once shortened (default: a line saying it was left out). */
@@ -112,6 +114,8 @@ export interface AgentTool<S extends z.ZodType = z.ZodType> {
    * calls are not checked for loops, which compare the page's outline.
    */
   pixels?: boolean;
+  /** It only reads: the page stays as it was (the loop check needs no look at it). */
+  readOnly?: boolean;
   /** The input as results and events show it, when it carries protocol data of its own. */
   describeInput?(input: unknown): unknown;
 }

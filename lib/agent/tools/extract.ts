@@ -4,6 +4,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "extract",
+  readOnly: true,
   description: "Read information from the page: the answer to a question about what it shows.",
   inputSchema: z.object({
     instruction: z.string().min(1).describe('What to read: "the price of the Green tea"'),

@@ -3,6 +3,7 @@ import { defineTool } from "./defineTool.js";
 
 export default defineTool({
   name: "search",
+  readOnly: true,
   description: "Search the web: titles, URLs and snippets. Open one with goto.",
   inputSchema: z.object({
     query: z.string().min(1).describe("What to search for"),
