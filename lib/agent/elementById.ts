@@ -61,6 +61,20 @@ export function elementById(
   };
 }
 
+/**
+ * What an id names, for the loop check: ids are numbered afresh in every outline, so the same
+ * id on two pages is two calls, and the same element under two ids is one.
+ */
+export function elementKey(seen: SeenOutline | undefined, id: unknown): string | undefined {
+  if (id === undefined || id === null || !seen) return undefined;
+  const key = String(id)
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .trim();
+  if (!Object.hasOwn(seen.selectors, key)) return undefined;
+  return `${seen.selectors[key]} ${JSON.stringify(seen.identities[key] ?? null)}`;
+}
+
 /** The id names nothing the model can act on any more: read the page again. */
 export class StaleIdError extends Error {
   override name = "StaleIdError";

@@ -150,7 +150,10 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
       // Calls whose effect may show only in pixels (a canvas) are not checked for loops.
       const checked = byName.get(call.toolName)?.pixels !== true;
       const readOnly = byName.get(call.toolName)?.readOnly === true;
-      const before = checked ? await repeats.before(call, readOnly) : undefined;
+      // The call as the loop check tells calls apart: its input, and what an id in it names.
+      const loopKey = byName.get(call.toolName)?.loopKey?.(call.input, s.run);
+      const keyed = loopKey ? { ...call, input: [call.input, loopKey] } : call;
+      const before = checked ? await repeats.before(keyed, readOnly) : undefined;
       const started = Date.now();
       const outcome = await runTool(call, byName, s, (u) => spent.add(u));
       const timeMs = Date.now() - started;
@@ -160,8 +163,8 @@ export async function runLoop(s: LoopSettings): Promise<AgentResult> {
           : !checked
             ? repeats.skipped()
             : readOnly
-              ? repeats.afterReading(call, outcome.ok && outcome.output.sawChange === true)
-              : await repeats.after(call, before);
+              ? repeats.afterReading(keyed, outcome.ok && outcome.output.sawChange === true)
+              : await repeats.after(keyed, before);
       if (outcome.ok && outcome.output.replay !== undefined)
         s.recording?.add(outcome.output.replay);
       else if (!outcome.ok && outcome.ran && byName.get(call.toolName)?.unreplayableOnError)

@@ -5,6 +5,7 @@ import type { Deadline } from "../../timeout.js";
 import {
   type ElementById,
   elementById,
+  elementKey,
   foundInstead,
   StaleIdError,
   staleMessage,
@@ -34,6 +35,7 @@ export default defineTool({
   description:
     "One action on one element: by its [id] in the latest outline (answers with the page after), or in words.",
   unreplayableOnError: true,
+  loopKey: (input, run) => elementKey(run.seen.forIds, (input as { id?: unknown }).id),
   inputSchema: z
     .object({
       id: z.coerce.string().optional().describe("The element's [id] in the latest outline"),

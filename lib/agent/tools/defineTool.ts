@@ -114,6 +114,11 @@ export interface AgentTool<S extends z.ZodType = z.ZodType> {
    * calls are not checked for loops, which compare the page's outline.
    */
   pixels?: boolean;
+  /**
+   * What the call acts on, when its input alone does not say (an id of an outline): the loop
+   * check tells calls apart by it too.
+   */
+  loopKey?(input: unknown, run: AgentRun): string | undefined;
   /** It only reads: the page stays as it was (the loop check needs no look at it). */
   readOnly?: boolean;
   /** The input as results and events show it, when it carries protocol data of its own. */

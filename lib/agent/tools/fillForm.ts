@@ -6,7 +6,7 @@ import { snapshotFor } from "../../handlers/pageSnapshot.js";
 import type { Action } from "../../options.js";
 import type { Deadline } from "../../timeout.js";
 import { fillVariables } from "../../variables.js";
-import { elementById, StaleIdError } from "../elementById.js";
+import { elementById, elementKey, StaleIdError } from "../elementById.js";
 import { pageAfter } from "../pageOutline.js";
 import { elementStep } from "../recording.js";
 import { actOn } from "./act.js";
@@ -29,6 +29,10 @@ export default defineTool({
   description:
     "Fill several text fields at once, by [id] (answers with the page after) or by name. Submitting is a separate act.",
   unreplayableOnError: true,
+  loopKey: (input, run) =>
+    ((input as { fields?: { id?: unknown }[] }).fields ?? [])
+      .map((f) => elementKey(run.seen.forIds, f.id) ?? "")
+      .join("\n"),
   inputSchema: z.object({
     fields: z.array(Field).min(1).max(30).describe("In page order"),
   }),
