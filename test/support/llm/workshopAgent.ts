@@ -90,21 +90,26 @@ function giveUpRepeating(next: StepAnswer, turn: AgentTurn): StepAnswer {
   };
 }
 
+/** The run's last step once the page shows the registration: done, with its code. */
+function registeredAnswer(page: string): StepAnswer | undefined {
+  const code = page.match(/confirmation code is (TEA-\d{4})/)?.[1];
+  if (!code) return undefined;
+  const session = page.match(/You are registered for [^,]+, (\w+ \w+)\./)?.[1] ?? "a session";
+  return {
+    text: "The registration went through.",
+    calls: [
+      call("done", {
+        success: true,
+        message: `Registered for ${session}. Confirmation code: ${code}`,
+      }),
+    ],
+  };
+}
+
 /** The next step from what the latest outline shows. */
 function fromPage(goal: Goal, page: string, turn: AgentTurn): StepAnswer {
-  const code = page.match(/confirmation code is (TEA-\d{4})/)?.[1];
-  if (code) {
-    const session = page.match(/You are registered for [^,]+, (\w+ \w+)\./)?.[1] ?? "a session";
-    return {
-      text: "The registration went through.",
-      calls: [
-        call("done", {
-          success: true,
-          message: `Registered for ${session}. Confirmation code: ${code}`,
-        }),
-      ],
-    };
-  }
+  const registered = registeredAnswer(page);
+  if (registered) return registered;
   if (/^\s*dialog "Register for /m.test(page)) return inDialog(goal, page, turn);
   if (page.includes(`link "Details of ${goal.workshop}"`)) {
     return act(`click the "Details of ${goal.workshop}" link`);
@@ -181,19 +186,8 @@ export const workshopByIdStep: StepScript = (turn) => {
     const id = idOfLine(page, line);
     return id ? { text, calls: [call("act", { id, ...input })] } : outline();
   };
-  const code = page.match(/confirmation code is (TEA-\d{4})/)?.[1];
-  if (code) {
-    const session = page.match(/You are registered for [^,]+, (\w+ \w+)\./)?.[1] ?? "a session";
-    return {
-      text: "The registration went through.",
-      calls: [
-        call("done", {
-          success: true,
-          message: `Registered for ${session}. Confirmation code: ${code}`,
-        }),
-      ],
-    };
-  }
+  const registered = registeredAnswer(page);
+  if (registered) return registered;
   if (/^\s*dialog "Register for /m.test(page)) {
     const full = new Set(
       turn.history.flatMap((h) =>
