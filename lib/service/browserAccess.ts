@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
+import { canonicalTarget } from "./requestTarget.js";
 import type { Sessions } from "./sessions.js";
 import type { Cluster } from "./shared/cluster.js";
 
@@ -49,7 +50,14 @@ export class BrowserAccess {
   }
 
   private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const url = URL.parse(request.url ?? "", "http://service");
+    // The spelling the HTTP routes get: one canonical target, forwarded as such in shared mode.
+    const target = canonicalTarget(request.url ?? "");
+    if ("refused" in target) {
+      socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+      return;
+    }
+    request.url = `${target.path}${target.query}`;
+    const url = URL.parse(request.url, "http://service");
     const id = decoded(url?.pathname.match(CDP_PATH)?.[1]);
     if (id && (await this.cluster?.routeUpgrade(id, request, socket, head))) return;
     const token = url?.searchParams.get("token") ?? "";

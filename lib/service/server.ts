@@ -12,6 +12,7 @@ import type { ServiceConfig } from "./config.js";
 import type { KeyRing } from "./keys.js";
 import { publicBase } from "./links.js";
 import { RateLimit } from "./rateLimit.js";
+import { canonicalTarget } from "./requestTarget.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
 import { healthRoutes } from "./routes/health.js";
 import { operationRoutes } from "./routes/operations.js";
@@ -23,6 +24,8 @@ import { type Cluster, sessionInPath } from "./shared/cluster.js";
 
 export interface Service {
   app: FastifyInstance;
+  /** Every route, as registered: what the key check is decided on. */
+  routes: { method: string; url: string; public: boolean }[];
   sessions: Sessions;
   /** Listens, and in shared mode registers this instance by the address it got. */
   listen(host: string, port: number): Promise<string>;
@@ -37,11 +40,26 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     logger: false,
     // X-Forwarded-* are believed only from the proxies listed (or any, for "true").
     trustProxy: config.trustProxy,
+    // Before routing: the one spelling of the target, or a refusal answered by the hook below.
+    rewriteUrl: (raw) => {
+      const target = canonicalTarget(raw.url ?? "/");
+      if ("refused" in target) {
+        refusedTargets.set(raw, target.refused);
+        return "/";
+      }
+      return `${target.path}${target.query}`;
+    },
   });
   const sessions = new Sessions(
     config,
     cluster && { newId: () => cluster.newSessionId(), watcher: cluster },
   );
+  const routes: Service["routes"] = [];
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) {
+      routes.push({ method, url: route.url, public: route.config?.public === true });
+    }
+  });
   const limit = cluster?.limit ?? new RateLimit(config.ratePerMinute);
   let closing = false;
 
@@ -69,9 +87,17 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     reply.code(404).send({ success: false, message: `No route ${request.method} ${request.url}` });
   });
 
-  // Every /v1 route needs a project's key (health and the dashboard, with its own token, do not).
+  // Every route needs a project's key but the few marked public (`config: { public: true }`),
+  // decided on the route the router matched, never on the URL's spelling.
   app.addHook("onRequest", async (request, reply) => {
-    if (!request.url.startsWith("/v1/")) {
+    const refused = refusedTargets.get(request.raw);
+    if (refused !== undefined) {
+      return reply.code(400).send({
+        success: false,
+        message: `The request-target is refused (${refused}): send the path in its plain form, e.g. /v1/sessions/start.`,
+      });
+    }
+    if (request.routeOptions.config.public === true) {
       // The dashboard's data of another instance's session: its owner answers (to its token).
       const viewed = cluster && sessionInPath(request.url);
       if (viewed) {
@@ -122,7 +148,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   app.register(sessionRoutes({ sessions, config, keys, cluster }));
   const cache = !config.serverCache
     ? undefined
-    : (cluster?.cache ?? new FolderCacheStore(join(config.dataDir, "cache")));
+    : (cluster?.cache ?? new FolderCacheStore(join(config.dataDir, "cache"), config.cacheLimits));
   app.register(operationRoutes({ sessions, rule: config.rule, cache }));
   const access = new BrowserAccess(sessions, cluster);
   access.attach(app.server);
@@ -132,6 +158,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
 
   return {
     app,
+    routes,
     sessions,
     async listen(host, port) {
       const address = await app.listen({ host, port });
@@ -151,6 +178,9 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   };
 }
 
+/** Targets refused before routing, with the reason, for the auth hook to answer. */
+const refusedTargets = new WeakMap<object, string>();
+
 /** The bound address as the other instances reach it (a wildcard bind: this machine's name). */
 function internalAddress(address: string, host: string): string {
   if (host !== "0.0.0.0" && host !== "::") return address;
@@ -160,6 +190,10 @@ function internalAddress(address: string, host: string): string {
 }
 
 declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Answered without an API key (health, the dashboard behind its own token). */
+    public?: boolean;
+  }
   interface FastifyRequest {
     /** The project of the request's API key (set by the auth hook on /v1 routes). */
     project: string;

@@ -29,6 +29,9 @@ const PAGE_HEADERS = {
   "x-content-type-options": "nosniff",
 };
 
+/** Answered without an API key: the page holds nothing, its data answers to the view token. */
+const PUBLIC = { config: { public: true } };
+
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
 export function dashboardRoutes(deps: { sessions: Sessions }): FastifyPluginAsync {
@@ -50,19 +53,19 @@ export function dashboardRoutes(deps: { sessions: Sessions }): FastifyPluginAsyn
   };
 
   return async (app) => {
-    app.get("/dashboard/page.js", (_request, reply) =>
+    app.get("/dashboard/page.js", PUBLIC, (_request, reply) =>
       reply.headers(PAGE_HEADERS).type("text/javascript; charset=utf-8").send(SCRIPT),
     );
-    app.get("/dashboard/:id", (_request, reply) =>
+    app.get("/dashboard/:id", PUBLIC, (_request, reply) =>
       reply.headers(PAGE_HEADERS).type("text/html; charset=utf-8").send(PAGE),
     );
-    app.get("/dashboard/:id/state", async (request, reply) => {
+    app.get("/dashboard/:id/state", PUBLIC, async (request, reply) => {
       const session = viewed(request, reply);
       if (!session) return reply;
       const after = After.safeParse(request.query ?? {}).data?.after ?? 0;
       return reply.header("cache-control", "no-store").send(await viewOf(session, after));
     });
-    app.get("/dashboard/:id/picture", async (request, reply) => {
+    app.get("/dashboard/:id/picture", PUBLIC, async (request, reply) => {
       const session = viewed(request, reply);
       if (!session) return reply;
       const image = await pictureOf(session);
