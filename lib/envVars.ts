@@ -177,6 +177,27 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_CACHE_MAX_ENTRY_BYTES",
+    group: "service",
+    what: "The server cache's largest entry, in bytes: a larger answer is served but not kept.",
+    unset: "262144 (256 KiB)",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_CACHE_MAX_BYTES",
+    group: "service",
+    what: "The server cache's total size, in bytes (the data folder's `cache/`, or Redis in shared mode): beyond it, the least recently used entries are deleted.",
+    unset: "268435456 (256 MiB)",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_CACHE_MAX_AGE_MS",
+    group: "service",
+    what: "How long a server cache entry is served after it was made; an older one is a miss and is deleted.",
+    unset: "604800000 (7 days)",
+    secret: false,
+  },
+  {
     name: "WAYFARER_RATE_LIMIT",
     group: "service",
     what: "Requests a minute per project's key on /v1 routes; beyond it, 429 with Retry-After.",

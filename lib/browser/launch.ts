@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import type { ResolvedLaunchOptions } from "../options.js";
 import { untilAborted } from "../timeout.js";
+import { browserEnv } from "./browserEnv.js";
 import { resolveExecutable } from "./executable.js";
 import { buildCommandLine, type LaunchProfile } from "./launchArgs.js";
 import { createLaunchFolder } from "./launchFolder.js";
@@ -77,13 +78,8 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       // and with keepAlive it can outlive us.
       detached: true,
       stdio: ["ignore", "ignore", "pipe"],
-      // macOS's Chromium reads MAC_CHROMIUM_TMPDIR before its system temp dir.
-      env: {
-        ...process.env,
-        ...executable.env,
-        TMPDIR: browserTmp,
-        MAC_CHROMIUM_TMPDIR: browserTmp,
-      },
+      // An allowlist, never our own environment: it may hold every key the process has.
+      env: browserEnv({ inherited: process.env, executable: executable.env, tmp: browserTmp }),
     });
     const pid = child.pid;
     if (pid !== undefined) ownedProcesses.add(pid, sessionDir);

@@ -78,6 +78,7 @@ const FORBIDDEN_SWITCHES = new Set([
 const FORBIDDEN_FEATURES = new Set(["isolateorigins", "site-per-process", "siteperprocess"]);
 
 const DEFAULT_WINDOW = { width: 1280, height: 720 };
+const WEBRTC_POLICY = "--force-webrtc-ip-handling-policy";
 
 export interface CommandLineInput {
   options: ResolvedLaunchOptions;
@@ -125,6 +126,10 @@ export function buildCommandLine(input: CommandLineInput): CommandLine {
     `--user-data-dir=${input.userDataDir}`,
   ];
   if (input.runningAsRoot) required.push("--no-sandbox");
+  // WebRTC sends its UDP (STUN, TURN, peer traffic) beside the proxy, to any address a page
+  // names: a browser given a proxy, such as the egress guard, sends nothing around it. WebRTC
+  // still works through a TURN server over TCP, which goes through the proxy.
+  if (options.proxy) required.push(`${WEBRTC_POLICY}=disable_non_proxied_udp`);
 
   const refused: string[] = [];
   const user = options.args.map(canonical).filter((a) => {

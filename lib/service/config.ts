@@ -22,6 +22,9 @@ const ServiceEnvSchema = z.object({
   WAYFARER_TRUST_PROXY: z.string().optional(),
   WAYFARER_RATE_LIMIT: Count(1_200, 1_000_000),
   WAYFARER_SERVER_CACHE: z.enum(["on", "off"]).default("on"),
+  WAYFARER_CACHE_MAX_ENTRY_BYTES: Count(256 * 2 ** 10, 64 * 2 ** 20),
+  WAYFARER_CACHE_MAX_BYTES: Count(256 * 2 ** 20, 2 ** 40),
+  WAYFARER_CACHE_MAX_AGE_MS: Count(7 * 86_400_000, 365 * 86_400_000),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/[^\s]+$/, "expected redis://[:password@]host:port[/db] or rediss://…")
@@ -44,6 +47,8 @@ export interface ServiceConfig {
   releaseGraceMs: number;
   /** act, extract and observe answers kept in the data folder's `cache/`. */
   serverCache: boolean;
+  /** The server cache's caps: an entry's bytes, the total's, an entry's age (ms). */
+  cacheLimits: { maxEntryBytes: number; maxBytes: number; maxAgeMs: number };
   /** Requests a minute per project. */
   ratePerMinute: number;
   /** Whose X-Forwarded-* headers count: none, every peer (`true`), or these addresses. */
@@ -62,6 +67,8 @@ export interface SharedConfig {
   internalUrl: string | undefined;
   /** An instance that has not renewed its entry for this long is gone. */
   instanceTtlMs: number;
+  /** The server cache's caps in Redis (the same as the folder's). */
+  cacheLimits: ServiceConfig["cacheLimits"];
 }
 
 export function serviceConfig(
@@ -81,6 +88,11 @@ export function serviceConfig(
     .split(",")
     .map((h) => h.trim())
     .filter(Boolean);
+  const cacheLimits = {
+    maxEntryBytes: e.WAYFARER_CACHE_MAX_ENTRY_BYTES,
+    maxBytes: e.WAYFARER_CACHE_MAX_BYTES,
+    maxAgeMs: e.WAYFARER_CACHE_MAX_AGE_MS,
+  };
   return {
     host: e.HOST,
     port: e.PORT,
@@ -93,6 +105,7 @@ export function serviceConfig(
     releaseGraceMs: 5_000,
     ratePerMinute: e.WAYFARER_RATE_LIMIT,
     serverCache: e.WAYFARER_SERVER_CACHE === "on",
+    cacheLimits,
     trustProxy:
       !e.WAYFARER_TRUST_PROXY || e.WAYFARER_TRUST_PROXY === "false"
         ? false
@@ -104,6 +117,7 @@ export function serviceConfig(
           redisUrl: e.REDIS_URL,
           internalUrl: e.WAYFARER_INTERNAL_URL?.replace(/\/+$/, ""),
           instanceTtlMs: e.WAYFARER_INSTANCE_TTL_MS,
+          cacheLimits,
         }
       : undefined,
   };

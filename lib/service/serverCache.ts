@@ -1,82 +1,86 @@
 /**
  * The server cache: act, extract and observe answers kept under a key made of the call (its
- * instruction, schema and options; never a model key) and a digest of the page's outline, so a
- * changed page is a miss and extract never serves stale data. A HIT of act performs the recorded
- * action without the model; extract and observe answer what was stored. Entries sit behind a
- * store interface: a folder here (versioned JSON files written by rename, as `cacheDir` keeps
- * them), a shared store later.
+ * instruction, schema and options), the model that answers it (never its key), the caller's
+ * project, and a digest of the page's outline, so a changed page is a miss and extract never
+ * serves stale data. A HIT of act performs the recorded action without the model; extract and
+ * observe answer what was stored.
+ *
+ * Entries sit behind a store interface: a folder (folderCacheStore.ts) or Redis in shared mode
+ * (shared/redisCache.ts). Both seal each entry with a secret of the service (cacheSeal.ts), so
+ * one written by anyone else is a miss, and both cap an entry's size, the total (the least
+ * recently used go first) and an entry's age.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { z } from "zod";
+import { createHash } from "node:crypto";
+import type { ServiceConfig } from "./config.js";
+
+export { FolderCacheStore } from "./folderCacheStore.js";
 
 export interface ServerCacheStore {
+  /** The value kept under `key`; undefined for a miss (never an error). */
   get(key: string): Promise<unknown | undefined>;
+  /** Keeps `value` under `key` when it fits; a store that cannot keep it drops it silently. */
   put(key: string, value: unknown): Promise<void>;
 }
 
-const ENTRY_VERSION = 1;
-const EntrySchema = z.strictObject({
-  version: z.literal(ENTRY_VERSION),
-  key: z.string(),
-  value: z.unknown(),
-  createdAt: z.string(),
-});
+/** An entry's largest size, the largest total, an entry's longest life (WAYFARER_CACHE_MAX_*). */
+export type CacheLimits = ServiceConfig["cacheLimits"];
 
-/** Entries as files of a folder; an unreadable or foreign file is a miss. */
-export class FolderCacheStore implements ServerCacheStore {
-  constructor(private readonly dir: string) {}
-
-  async get(key: string): Promise<unknown | undefined> {
-    const text = await readFile(this.file(key), "utf8").catch(() => undefined);
-    if (text === undefined) return undefined;
-    try {
-      const entry = EntrySchema.parse(JSON.parse(text));
-      return entry.key === key ? entry.value : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  async put(key: string, value: unknown): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
-    const file = this.file(key);
-    const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-    const entry = { version: ENTRY_VERSION, key, value, createdAt: new Date().toISOString() };
-    try {
-      await writeFile(temporary, JSON.stringify(entry));
-      await rename(temporary, file);
-    } catch {
-      // A full or read-only disk: the call was answered; the entry is simply not kept.
-      await rm(temporary, { force: true });
-    }
-  }
-
-  private file(key: string): string {
-    return join(this.dir, `${key.replace(/[^\w-]/g, "_")}.json`);
-  }
+/** Who answers a call that names no model, and for whom. */
+export interface CacheScope {
+  /** The caller's project: entries are never shared across projects. */
+  project: string;
+  /** The session's model (from /start), which answers when the call names none. */
+  sessionModel: string | undefined;
 }
 
 /**
- * The key of a call: its operation, what it asks (with the model's name but not its key, and
- * without options that do not change the answer), the page's URL and its outline's digest.
+ * The key of a call: its operation, what it asks (without options that do not change the
+ * answer), the model that answers it with its endpoint (never a key or headers), the project,
+ * the page's URL and its outline's digest.
  */
 export function serverCacheKey(
   operation: "act" | "extract" | "observe",
   request: { options?: Record<string, unknown> } & Record<string, unknown>,
-  url: string,
-  outline: string,
+  page: { url: string; outline: string },
+  scope: CacheScope,
 ): string {
   const { timeout: _t, serverCache: _s, model, ...options } = request.options ?? {};
-  const modelName =
-    typeof model === "string"
-      ? model
-      : model && typeof model === "object"
-        ? (model as { modelName?: unknown }).modelName
-        : undefined;
-  const asked = { ...request, options, modelName, url, outline: digest(outline) };
+  const asked = {
+    ...request,
+    options,
+    model: modelIdentity(model ?? scope.sessionModel),
+    project: scope.project,
+    url: page.url,
+    outline: digest(page.outline),
+  };
   return `${operation}-${digest(stable(asked))}`;
+}
+
+/**
+ * What tells answering models apart: the name and provider, and where it is asked (baseURL,
+ * Azure's resource, Vertex's project and location). Keys, tokens and headers are left out. A
+ * name alone is the operator's endpoint, whether the call or the session named it.
+ */
+function modelIdentity(model: unknown): Record<string, unknown> | undefined {
+  if (typeof model === "string") return { modelName: model };
+  if (!model || typeof model !== "object") return undefined;
+  const m = model as Record<string, unknown>;
+  const providerOptions = (m.providerOptions ?? {}) as Record<string, Record<string, unknown>>;
+  const pick = (from: Record<string, unknown> | undefined, names: string[]) =>
+    from ? Object.fromEntries(names.map((n) => [n, from[n]])) : undefined;
+  return {
+    modelName: m.modelName,
+    provider: m.provider,
+    baseURL: m.baseURL,
+    openaiEndpointFormat: m.openaiEndpointFormat,
+    azure: pick(providerOptions.azure, [
+      "resourceName",
+      "baseURL",
+      "apiVersion",
+      "useDeploymentBasedUrls",
+    ]),
+    vertex: pick(providerOptions.vertex, ["project", "location", "baseURL"]),
+  };
 }
 
 const digest = (text: string) => createHash("sha256").update(text).digest("hex");

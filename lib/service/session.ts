@@ -121,6 +121,8 @@ export class Session {
     /** What the platform's view of the session shows back (never the model key). */
     readonly details: { keepAlive: boolean; userMetadata?: Record<string, unknown> },
     readonly project: string,
+    /** The model named at /start: it answers every call that names none (the cache keys on it). */
+    readonly modelName: string | undefined,
     private readonly engine: Engine,
     private readonly context: Context,
     private readonly metrics: MetricsRecorder,
@@ -165,7 +167,7 @@ export class Session {
     });
     const context = await engine.init();
     const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };
-    self = new Session(id, details, init.project, engine, context, metrics);
+    self = new Session(id, details, init.project, init.modelName, engine, context, metrics);
     if (init.ignored?.length) {
       logger.info(
         "session",

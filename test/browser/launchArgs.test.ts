@@ -133,6 +133,17 @@ describe("command line", () => {
     );
   });
 
+  it("with a proxy, WebRTC sends no UDP around it, whatever the user's arguments say", () => {
+    const policy = "--force-webrtc-ip-handling-policy=disable_non_proxied_udp";
+    expect(build({}).args.some((a) => a.startsWith("--force-webrtc"))).toBe(false);
+    const proxied = build({
+      proxy: { server: "http://127.0.0.1:8080" },
+      args: ["--force-webrtc-ip-handling-policy=default"],
+      ignoreDefaultArgs: true,
+    }).args;
+    expect(proxied.filter((a) => a.startsWith("--force-webrtc"))).toEqual([policy]);
+  });
+
   it("keeps the sandbox unless running as root", () => {
     expect(build({}, "local", false).args).not.toContain("--no-sandbox");
     expect(build({}, "local", true).args).toContain("--no-sandbox");

@@ -177,12 +177,16 @@ export function operationRoutes(deps: {
         { options: {}, ...(body.frameId ? { frameId: body.frameId } : {}) },
         { signal },
       )) as { pageText: string };
-      // A project's entries are its own: another's calls never learn what it asked.
+      // The model that answers a call naming none is the session's: it is in the key too.
+      const { id } = parseInput(Id, request.params, "path");
+      const session = deps.sessions.get(id, request.project);
+      // A project's entries are its own: another's calls never learn what it asked, nor get
+      // answers from an endpoint another project chose.
       const key = serverCacheKey(
         operation,
-        { ...body, project: request.project },
-        page.url(),
-        pageText,
+        body,
+        { url: page.url(), outline: pageText },
+        { project: request.project, sessionModel: session.modelName },
       );
       const hit = await store.get(key);
       if (hit !== undefined) {

@@ -61,7 +61,7 @@ export class Cluster implements SessionWatcher {
     private readonly redis: Redis,
     ratePerMinute: number,
   ) {
-    this.cache = new RedisCacheStore(redis);
+    this.cache = new RedisCacheStore(redis, config.cacheLimits);
     this.limit = new SharedRateLimit(redis, ratePerMinute);
   }
 
