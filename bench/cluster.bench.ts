@@ -45,6 +45,8 @@ const settings = {
   OPENAI_BASE_URL: kit.url,
   WAYFARER_ALLOW_HOSTS: "127.0.0.1",
   WAYFARER_MAX_SESSIONS: String(Math.ceil(SESSIONS / 3) + 1),
+  // Every session is one project's.
+  WAYFARER_PROJECT_MAX_SESSIONS: String(SESSIONS),
   WAYFARER_RATE_LIMIT: "1000000",
 };
 

@@ -27,6 +27,14 @@ export interface ContextSettings {
   viewport: { width: number; height: number } | undefined;
   logger: Logger;
   hooks: PageHooks;
+  /** Pages open at once; one past it (a popup, a tab a CDP client opened) is closed at once. */
+  pageLimit?: PageLimit;
+}
+
+export interface PageLimit {
+  max: number;
+  /** What sets it, for the log line and the error (a service's variable). */
+  setBy: string;
 }
 
 export class Context {
@@ -41,6 +49,7 @@ export class Context {
     private readonly settings: ContextSettings,
   ) {
     playwrightContext.on("page", (p) => {
+      if (this.pastLimit(p)) return;
       // A page the browser opened by itself (popup, new tab) becomes the active one.
       this.active = this.adopt(p);
       void this.sized(p);
@@ -117,6 +126,12 @@ export class Context {
       options.timeout,
       "newPage.options.timeout",
     );
+    const limit = this.settings.pageLimit;
+    if (limit && this.open.length >= limit.max) {
+      throw new ServiceError(
+        `newPage: ${this.open.length} pages are open, the most this browser may have (${limit.setBy}); close one first.`,
+      );
+    }
     return withTimeout("newPage", timeout ?? DEFAULT_TIMEOUT_MS, "a new tab to open", async () => {
       const p = await this.playwrightContext.newPage();
       const page = this.adopt(p);
@@ -124,6 +139,23 @@ export class Context {
       this.active = page;
       return page;
     });
+  }
+
+  /**
+   * A new page past the limit is closed before anything is done with it. Playwright hands this
+   * context every page target of the browser, also those a CDP client opens in a browser
+   * context of its own, so each is counted here.
+   */
+  private pastLimit(p: PlaywrightPage): boolean {
+    const limit = this.settings.pageLimit;
+    if (!limit || this.wrapped.has(p) || this.open.length < limit.max) return false;
+    void p.close().catch(() => {});
+    this.settings.logger.warn(
+      "context",
+      `closed a new page: ${limit.max} pages are open, the most this browser may have (${limit.setBy})`,
+      { url: p.url() },
+    );
+    return true;
   }
 
   private adopt(p: PlaywrightPage): Page {

@@ -33,7 +33,7 @@ import { pageById } from "../handlers/pageSnapshot.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
 import { InferenceLog } from "../model/inferenceLog.js";
-import { ModelClient } from "../model/modelClient.js";
+import { ModelClient, type SpendGuard } from "../model/modelClient.js";
 import type { Action, ResolvedOptions, Variables } from "../options.js";
 import { surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
@@ -51,6 +51,7 @@ export class LocalOperations implements Operations {
     metrics: MetricsRecorder,
     /** The browser's pages, once init() has opened them. */
     private readonly context: () => Context,
+    spendGuard?: SpendGuard,
   ) {
     this.models = new ModelClient({
       model: options.model,
@@ -60,6 +61,7 @@ export class LocalOperations implements Operations {
       inferenceLog: options.logInferenceToFile ? new InferenceLog(logger.redactor) : undefined,
       onUsage: (operation, usage) => metrics.add(operation, usage),
       tokenCap: options.tokenCap,
+      spendGuard,
     });
   }
 

@@ -4,7 +4,7 @@
  */
 
 import { onServerlessHost } from "../browser/chromiumPack.js";
-import type { Context } from "../browser/context.js";
+import type { Context, PageLimit } from "../browser/context.js";
 import type { DialogDuty } from "../browser/dialogs.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import type { PageHooks } from "../browser/page.js";
@@ -15,6 +15,7 @@ import {
 } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
+import type { SpendGuard } from "../model/modelClient.js";
 import type { ResolvedOptions } from "../options.js";
 import { RemoteEngine } from "../remote/remoteEngine.js";
 import { remoteSettings } from "../remote/remoteSettings.js";
@@ -48,6 +49,10 @@ export interface EngineParts {
   records: Records;
   /** Who settles dialogs on this side, when not the options' policy (a service's session). */
   dialogDuty?: DialogDuty;
+  /** A service's session: its project's budget on the operator's model keys. */
+  spendGuard?: SpendGuard;
+  /** A service's session: pages past this many are closed as they open. */
+  pageLimit?: PageLimit;
 }
 
 export function createEngine(parts: EngineParts): Engine {
@@ -55,7 +60,7 @@ export function createEngine(parts: EngineParts): Engine {
   if (options.env === "LOCAL") {
     return localEngine(
       parts,
-      (context) => new LocalOperations(options, logger, records.metrics, context),
+      (context) => new LocalOperations(options, logger, records.metrics, context, parts.spendGuard),
     );
   }
   const apiKey = options.apiKey ?? process.env.WAYFARER_API_KEY;
@@ -83,7 +88,7 @@ export function createEngine(parts: EngineParts): Engine {
 
 /** A browser on this machine, with the operations given (run here, or across a transport). */
 export function localEngine(
-  { options, logger, hooks, dialogDuty }: EngineParts,
+  { options, logger, hooks, dialogDuty, pageLimit }: EngineParts,
   operations: (context: () => Context) => Operations,
 ): LocalEngine {
   const { egress } = options;
@@ -107,7 +112,7 @@ export function localEngine(
       keepAlive: options.keepAlive,
       launchTimeoutMs: LAUNCH_TIMEOUT_MS,
       logger,
-      context: { dialogs: dialogDuty ?? options.dialogs, hooks },
+      context: { dialogs: dialogDuty ?? options.dialogs, hooks, pageLimit },
     },
     operations,
   );

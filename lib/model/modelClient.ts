@@ -109,6 +109,20 @@ export interface ModelClientSettings {
   onUsage?: (operation: Operation, usage: Usage) => void;
   /** The most tokens the client may spend: a call that would go past it is not made. */
   tokenCap?: number;
+  /** Someone else's budget (the service's operator's): asked before each call, told after. */
+  spendGuard?: SpendGuard;
+}
+
+/**
+ * Meters model calls against a budget kept outside the client (a service project's tokens on
+ * the operator's key). Given the configuration that answers each call, so it can tell whose key
+ * pays.
+ */
+export interface SpendGuard {
+  /** Before a call: throws to refuse it (the call is not made). */
+  before(config: ModelConfiguration | undefined): void | Promise<void>;
+  /** A call was paid for, with this usage. Not awaited: the guard keeps its own errors. */
+  spent(config: ModelConfiguration | undefined, usage: Usage): void;
 }
 
 export class ModelClient implements Models {
@@ -149,6 +163,7 @@ export class ModelClient implements Models {
   async converse(call: ConverseCall): Promise<ConverseAnswer> {
     this.checkCap(JSON.stringify(withoutImages(call.messages)) + (call.system ?? ""));
     const { model, label, config } = this.choose(call.model);
+    await this.settings.spendGuard?.before(config);
     const system = [call.system, this.settings.systemPrompt].filter(Boolean).join("\n\n");
     const tools: Record<string, Tool> = Object.fromEntries(
       call.tools.map((t) => [
@@ -206,7 +221,7 @@ export class ModelClient implements Models {
               : undefined,
         }),
       );
-      this.reportUsage(call, usage);
+      this.reportUsage(call, usage, config);
       await this.logInference({ ...record, response: { text: result.text, toolCalls }, usage });
       this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
       return {
@@ -233,15 +248,18 @@ export class ModelClient implements Models {
   private reportUsage(
     call: { operation: Operation; onUsage?: (usage: Usage) => void },
     usage: Usage,
+    config: ModelConfiguration | undefined,
   ) {
     this.spent += usage.promptTokens + usage.completionTokens;
+    this.settings.spendGuard?.spent(config, usage);
     this.settings.onUsage?.(call.operation, usage);
     call.onUsage?.(usage);
   }
 
   async generate<T>(call: ModelCall<T>): Promise<ModelAnswer<T>> {
     this.checkCap(call.prompt + (call.system ?? ""));
-    const { model, label } = this.choose(call.model);
+    const { model, label, config } = this.choose(call.model);
+    await this.settings.spendGuard?.before(config);
     const system = [call.system, this.settings.systemPrompt].filter(Boolean).join("\n\n");
     const content = [
       { type: "text" as const, text: call.prompt },
@@ -270,14 +288,14 @@ export class ModelClient implements Models {
       );
       const usage = usageOf(result.usage, started);
       const value = result.output as T;
-      this.reportUsage(call, usage);
+      this.reportUsage(call, usage, config);
       await this.logInference({ ...record, response: value, usage });
       this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
       return { value, usage, model: label };
     } catch (error) {
       // An answer of the wrong shape was still paid for: its tokens count.
       const spent = NoObjectGeneratedError.isInstance(error) ? error.usage : undefined;
-      if (spent) this.reportUsage(call, usageOf(spent, started));
+      if (spent) this.reportUsage(call, usageOf(spent, started), config);
       const failure = toModelError(call, error, this.settings.logger.redactor);
       await this.logInference({ ...record, error: failure.message });
       throw failure;

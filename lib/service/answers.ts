@@ -19,6 +19,7 @@ import {
   SessionGone,
   SessionNotFound,
 } from "./serviceErrors.js";
+import { QuotaExceeded } from "./quotas.js";
 import type { OperationSink } from "./session.js";
 
 /** The header `x-stream-response` when given (it wins), else the body's `streamResponse`. */
@@ -34,6 +35,7 @@ export function statusOf(error: unknown): number {
     return 400;
   if (error instanceof SessionNotFound) return 404;
   if (error instanceof SessionBusyError) return 409;
+  if (error instanceof QuotaExceeded) return 429;
   if (error instanceof ServiceFull || error instanceof ServiceStopping) return 503;
   if (error instanceof SessionGone) return 410;
   if (error instanceof OwnerUnreachable) return 502;

@@ -59,6 +59,8 @@ export interface ServiceConfig {
   bodyLimit: number;
   /** Shared mode (several instances, one Redis); undefined: embedded, state in this process. */
   shared: SharedConfig | undefined;
+  /** What one project, and one session, may take (docs/guide/service.md, "Limits"). */
+  limits: ServiceLimits;
 }
 
 export interface SharedConfig {
@@ -120,5 +122,73 @@ export function serviceConfig(
           cacheLimits,
         }
       : undefined,
+    limits: serviceLimits(env, e.WAYFARER_API_KEYS, e.WAYFARER_MAX_SESSIONS),
+  };
+}
+
+/**
+ * The operator's limits. Each is named by its variable in the refusal it causes (429 for a
+ * project's sessions and tokens, 400 for a setting past its cap), so whoever hits one knows
+ * what the operator would have to change.
+ */
+export interface ServiceLimits {
+  /** Sessions at once per project (across every instance in shared mode). */
+  projectSessions: number;
+  /** Model tokens a project may spend on the operator's keys per minute and per UTC day; undefined: no limit. */
+  projectTokensPerMinute: number | undefined;
+  projectTokensPerDay: number | undefined;
+  /** The longest a keepAlive session lives, and the longest `timeout` a /start may ask for. */
+  keepAliveMaxMs: number;
+  /** The most `wayfarer.maxChunksPerCall` a session may ask for (and its value when it asks none). */
+  maxChunksPerCall: number;
+  /** The least `wayfarer.outlineTokenBudget` a session may ask for (a small one multiplies calls). */
+  minOutlineTokenBudget: number;
+  /** The most tokens one session may spend (`wayfarer.tokenCap` may only lower it); undefined: none. */
+  sessionTokenCap: number | undefined;
+  /** The largest `browserSettings.viewport`, CSS pixels. */
+  maxViewport: { width: number; height: number };
+  /** Pages (tabs, popups) open at once in a session's browser. */
+  maxPages: number;
+}
+
+/** 0 or unset: no limit. */
+const Budget = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0);
+
+const LimitsEnvSchema = z.object({
+  WAYFARER_PROJECT_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).optional(),
+  WAYFARER_PROJECT_TOKENS_PER_MINUTE: Budget,
+  WAYFARER_PROJECT_TOKENS_PER_DAY: Budget,
+  WAYFARER_KEEPALIVE_MAX_MS: z.coerce.number().int().min(1_000).max(604_800_000).default(3_600_000),
+  WAYFARER_MAX_CHUNKS_PER_CALL: Count(8, 1_000),
+  WAYFARER_MIN_OUTLINE_TOKEN_BUDGET: z.coerce.number().int().min(100).max(1_000_000).default(4_000),
+  WAYFARER_SESSION_TOKEN_CAP: Budget,
+  WAYFARER_MAX_VIEWPORT: z
+    .string()
+    .regex(/^[1-9]\d{2,4}x[1-9]\d{2,4}$/, "expected WIDTHxHEIGHT in CSS pixels, e.g. 1920x1080")
+    .default("3840x2160"),
+  WAYFARER_MAX_PAGES: Count(10, 1_000),
+});
+
+function serviceLimits(
+  env: Record<string, string | undefined>,
+  apiKeys: string | undefined,
+  maxSessions: number,
+): ServiceLimits {
+  const e = parseInput(LimitsEnvSchema, env, "the service's environment");
+  const [width, height] = e.WAYFARER_MAX_VIEWPORT.split("x").map(Number) as [number, number];
+  // One project (the made key's "default", or a single pair) may use every slot; with several,
+  // none takes more than half an instance's, so one busy key leaves room for the others.
+  const projects = new Set((apiKeys ?? "").split(",").map((p) => p.split(":")[0]?.trim())).size;
+  return {
+    projectSessions:
+      e.WAYFARER_PROJECT_MAX_SESSIONS ?? (projects > 1 ? Math.ceil(maxSessions / 2) : maxSessions),
+    projectTokensPerMinute: e.WAYFARER_PROJECT_TOKENS_PER_MINUTE || undefined,
+    projectTokensPerDay: e.WAYFARER_PROJECT_TOKENS_PER_DAY || undefined,
+    keepAliveMaxMs: e.WAYFARER_KEEPALIVE_MAX_MS,
+    maxChunksPerCall: e.WAYFARER_MAX_CHUNKS_PER_CALL,
+    minOutlineTokenBudget: e.WAYFARER_MIN_OUTLINE_TOKEN_BUDGET,
+    sessionTokenCap: e.WAYFARER_SESSION_TOKEN_CAP || undefined,
+    maxViewport: { width, height },
+    maxPages: e.WAYFARER_MAX_PAGES,
   };
 }

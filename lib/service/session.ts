@@ -5,12 +5,13 @@
  */
 import { randomBytes } from "node:crypto";
 import type { CDPSession } from "playwright-core";
-import type { Context } from "../browser/context.js";
+import type { Context, PageLimit } from "../browser/context.js";
 import type { Engine, Operations } from "../engine/engine.js";
 import { createEngine } from "../engine/select.js";
 import { ServiceError } from "../errors.js";
 import { Logger, type LogLevel, type LogLine } from "../log.js";
 import { type MetricsGroup, MetricsRecorder, type Usage } from "../metrics.js";
+import type { SpendGuard } from "../model/modelClient.js";
 import type { AddressRule } from "../net/addressRule.js";
 import { V3OptionsSchema } from "../options.js";
 import { SessionBusyError } from "./serviceErrors.js";
@@ -42,6 +43,10 @@ export interface SessionInit {
   rule: AddressRule;
   /** Secrets of the service the session's logger must never show (API keys). */
   secrets: string[];
+  /** The project's token budget on the operator's model keys (Quotas), when one is set. */
+  spendGuard?: SpendGuard;
+  /** Pages the session's browser may have open at once. */
+  pageLimit?: PageLimit;
 }
 
 /** One call, as `/replay` reports it for the client's metrics. */
@@ -164,6 +169,8 @@ export class Session {
       records: { metrics },
       // A client that settles dialogs over its own connection (its handler) gets them all.
       ...(init.client?.dialogs === "leave" ? { dialogDuty: "leave" as const } : {}),
+      spendGuard: init.spendGuard,
+      pageLimit: init.pageLimit,
     });
     const context = await engine.init();
     const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };

@@ -1,10 +1,12 @@
 /**
  * The sessions this instance holds: started, found by id within a project (another project's
  * session answers as if it did not exist), ended on request, when idle, when the last client
- * of a session without keepAlive goes away, or all at shutdown.
+ * of a session without keepAlive goes away, when its time is up (the platform's `timeout`, a
+ * keepAlive session's most), or all at shutdown. Each counts against its project's limits.
  */
 import { randomUUID } from "node:crypto";
 import type { ServiceConfig } from "./config.js";
+import { type QuotaCounters, Quotas } from "./quotas.js";
 import { ServiceFull, ServiceStopping, SessionNotFound } from "./serviceErrors.js";
 import { Session, type SessionInit } from "./session.js";
 
@@ -12,6 +14,8 @@ import { Session, type SessionInit } from "./session.js";
 export interface SessionWatcher {
   started(session: Session): void;
   ended(session: Session): void;
+  /** Shared mode: the projects' counts, kept where every instance counts (Redis). */
+  readonly counters?: QuotaCounters;
 }
 
 export class Sessions {
@@ -23,6 +27,7 @@ export class Sessions {
 
   private readonly newId: () => string;
   private readonly watcher: SessionWatcher | undefined;
+  private readonly quotas: Quotas;
 
   constructor(
     private readonly config: ServiceConfig,
@@ -31,6 +36,7 @@ export class Sessions {
   ) {
     this.newId = shared?.newId ?? randomUUID;
     this.watcher = shared?.watcher;
+    this.quotas = new Quotas(config.limits, shared?.watcher.counters);
     // Looked for four times per idle period: a session outlives its idle time by a quarter at most.
     const every = Math.min(Math.max(config.idleMs / 4, 250), 30_000);
     this.reaper = setInterval(() => void this.endIdle(), every);
@@ -46,7 +52,7 @@ export class Sessions {
           : `The service is full: ${this.config.maxSessions} sessions at most (WAYFARER_MAX_SESSIONS); end one or try again later.`,
       );
     }
-    const opening = Session.open(this.newId(), init);
+    const opening = this.open(this.newId(), init);
     this.starting.add(opening);
     try {
       const session = await opening.catch((error: unknown) => {
@@ -54,6 +60,7 @@ export class Sessions {
         throw this.stopping ? stoppingError() : error;
       });
       if (this.stopping) {
+        this.quotas.releaseSlot(session.id);
         await session.end().catch(() => {});
         throw stoppingError();
       }
@@ -61,13 +68,32 @@ export class Sessions {
       // Counted once: as live, no longer as starting, when the registry hears of its room.
       this.starting.delete(opening);
       this.watcher?.started(session);
-      if (init.lifetimeMs !== undefined) {
-        // The platform's session timeout: ended then, whatever it is doing.
-        setTimeout(() => void this.retire(session), init.lifetimeMs).unref();
+      // The platform's session timeout, and a keepAlive session's most (which no client's
+      // presence extends): ended then, whatever it is doing.
+      const keepAliveMs = init.keepAlive ? this.config.limits.keepAliveMaxMs : undefined;
+      const lifeMs = Math.min(init.lifetimeMs ?? Infinity, keepAliveMs ?? Infinity);
+      if (lifeMs !== Infinity) {
+        const timer = setTimeout(() => void this.retire(session), lifeMs).unref();
+        session.onEnd(() => clearTimeout(timer));
       }
       return session;
     } finally {
       this.starting.delete(opening);
+    }
+  }
+
+  /** Takes the project's slot, then launches; the slot is given back when the launch fails. */
+  private async open(id: string, init: SessionInit): Promise<Session> {
+    await this.quotas.takeSlot(init.project, id);
+    try {
+      return await Session.open(id, {
+        ...init,
+        spendGuard: this.quotas.spendGuard(init.project),
+        pageLimit: { max: this.config.limits.maxPages, setBy: "WAYFARER_MAX_PAGES" },
+      });
+    } catch (error) {
+      this.quotas.releaseSlot(id);
+      throw error;
     }
   }
 
@@ -87,6 +113,7 @@ export class Sessions {
   private async retire(session: Session): Promise<void> {
     if (this.live.get(session.id) !== session) return session.end();
     this.live.delete(session.id);
+    this.quotas.releaseSlot(session.id);
     this.watcher?.ended(session);
     await session.end();
   }

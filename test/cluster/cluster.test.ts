@@ -30,6 +30,8 @@ beforeAll(async () => {
   cluster = await startCluster(3, {
     OPENAI_BASE_URL: kit.url,
     WAYFARER_MAX_SESSIONS: "2",
+    // Placement fills every instance with one project's sessions.
+    WAYFARER_PROJECT_MAX_SESSIONS: "6",
     WAYFARER_RATE_LIMIT: "100",
   });
   [A, B, C] = cluster.instances.map((i) => i.url) as [string, string, string];

@@ -6,6 +6,7 @@
  */
 import { beforeAll } from "vitest";
 import { STRICT_RULE } from "../../lib/net/addressRule.js";
+import { serviceConfig } from "../../lib/service/config.js";
 import { setRemoteServiceUrl } from "./remoteAddress.js";
 import { useService } from "./service.js";
 
@@ -13,6 +14,14 @@ const service = useService({
   rule: { ...STRICT_RULE, allowHosts: ["127.0.0.0/8", "localhost", "::1"] },
   maxSessions: 50,
   ratePerMinute: 1_000_000,
+  // The behaviour suite sets what a library client may (outline budgets down to 100, many pages).
+  limits: {
+    ...serviceConfig({}).limits,
+    projectSessions: 50,
+    minOutlineTokenBudget: 100,
+    maxChunksPerCall: 1_000,
+    maxPages: 1_000,
+  },
 });
 
 beforeAll(() => setRemoteServiceUrl(service.url));

@@ -13,6 +13,7 @@ import { dashboardLink, publicBase } from "../links.js";
 import type { Session } from "../session.js";
 import type { Sessions } from "../sessions.js";
 import type { Cluster } from "../shared/cluster.js";
+import { capStart } from "../startCaps.js";
 
 const Id = z.object({ id: z.string().min(1) });
 
@@ -80,6 +81,14 @@ export function sessionRoutes(deps: {
         if (body.browserbaseSessionID) {
           return answer(sessions.get(body.browserbaseSessionID, request.project));
         }
+        const capped = capStart(
+          {
+            client: body.wayfarer,
+            viewport: params.browserSettings?.viewport,
+            timeoutSeconds: params.timeout,
+          },
+          config.limits,
+        );
         const modelKey = request.headers["x-model-api-key"];
         const session = await sessions.start({
           project: request.project,
@@ -89,12 +98,12 @@ export function sessionRoutes(deps: {
           systemPrompt: body.systemPrompt,
           selfHeal: body.selfHeal,
           domSettleTimeoutMs: body.domSettleTimeoutMs,
-          viewport: params.browserSettings?.viewport,
+          viewport: capped.viewport,
           lifetimeMs: params.timeout === undefined ? undefined : params.timeout * 1000,
           keepAlive: params.keepAlive === true,
           userMetadata: params.userMetadata,
           ignored: ignoredFields(params),
-          client: body.wayfarer,
+          client: capped.client,
           rule: config.rule,
           secrets: [...keys.secrets, ...(cluster?.secrets ?? [])],
         });

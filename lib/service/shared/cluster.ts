@@ -21,6 +21,7 @@ import { connectRedis } from "./redis.js";
 import { RedisCacheStore } from "./redisCache.js";
 import { type InstanceView, Registry, type Route } from "./registry.js";
 import { newInstanceId, newSessionId } from "./sessionIds.js";
+import { SharedSlots, SharedTokens } from "./sharedQuotas.js";
 import { SharedRateLimit } from "./sharedRateLimit.js";
 
 const FORWARDED = "x-wf-forwarded";
@@ -50,6 +51,8 @@ export class Cluster implements SessionWatcher {
   readonly instanceId = newInstanceId();
   readonly cache: ServerCacheStore;
   readonly limit: SharedRateLimit;
+  /** The projects' sessions and tokens, counted across instances. */
+  readonly counters: { slots: SharedSlots; tokens: SharedTokens };
   /** The token forwarded requests carry: a secret only the instances know, kept in Redis. */
   private token = "";
   /** The current token and the one before (Redis restarted empty and another was made). */
@@ -63,6 +66,10 @@ export class Cluster implements SessionWatcher {
   ) {
     this.cache = new RedisCacheStore(redis, config.cacheLimits);
     this.limit = new SharedRateLimit(redis, ratePerMinute);
+    this.counters = {
+      slots: new SharedSlots(redis, config.instanceTtlMs),
+      tokens: new SharedTokens(redis),
+    };
   }
 
   /** Connects to Redis (a clear error when it cannot be reached) before anything listens. */
@@ -242,6 +249,7 @@ export class Cluster implements SessionWatcher {
 
   /** Leaves the registry and Redis (after every session of this instance has ended). */
   async close(): Promise<void> {
+    this.counters.slots.close();
     await this.registry?.close();
     // quit: the last session-ended events and deletions are answered before the connection ends.
     await this.redis.quit().catch(() => this.redis.disconnect());

@@ -1,0 +1,94 @@
+/**
+ * The settings a `/start` may ask for, held to the operator's caps (docs/guide/service.md,
+ * "Limits"). A value past a cap is a 400 naming the field and the variable: the caller chose
+ * it (the reference's clients send these only when their user sets them) and can change it.
+ * A setting not asked for takes the library's default, brought within the cap.
+ */
+import { ServiceValidationError } from "../errors.js";
+import { V3OptionsSchema } from "../options.js";
+import type { ServiceLimits } from "./config.js";
+import type { SessionInit } from "./session.js";
+
+type ClientSettings = NonNullable<SessionInit["client"]>;
+type Viewport = { width: number; height: number };
+
+export interface AskedAtStart {
+  /** `wayfarer` of the body. */
+  client: ClientSettings | undefined;
+  /** `browserbaseSessionCreateParams.browserSettings.viewport`. */
+  viewport: Viewport | undefined;
+  /** `browserbaseSessionCreateParams.timeout`, seconds. */
+  timeoutSeconds: number | undefined;
+}
+
+export interface Capped {
+  client: ClientSettings;
+  viewport: Viewport | undefined;
+}
+
+const DEFAULTS = V3OptionsSchema.pick({ maxChunksPerCall: true, outlineTokenBudget: true }).parse(
+  {},
+);
+/** The window a browser launched without a viewport opens (lib/browser/launchArgs.ts). */
+const DEFAULT_WINDOW: Viewport = { width: 1280, height: 720 };
+
+const PARAMS = "browserbaseSessionCreateParams";
+
+export function capStart(asked: AskedAtStart, limits: ServiceLimits): Capped {
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  const over = (path: (string | number)[], message: string) => issues.push({ path, message });
+  const client = { ...asked.client };
+  if (client.maxChunksPerCall !== undefined && client.maxChunksPerCall > limits.maxChunksPerCall) {
+    over(
+      ["wayfarer", "maxChunksPerCall"],
+      `at most ${limits.maxChunksPerCall} on this service (WAYFARER_MAX_CHUNKS_PER_CALL); got ${client.maxChunksPerCall}`,
+    );
+  }
+  if (
+    client.outlineTokenBudget !== undefined &&
+    client.outlineTokenBudget < limits.minOutlineTokenBudget
+  ) {
+    over(
+      ["wayfarer", "outlineTokenBudget"],
+      `at least ${limits.minOutlineTokenBudget} on this service (WAYFARER_MIN_OUTLINE_TOKEN_BUDGET): a smaller one multiplies model calls; got ${client.outlineTokenBudget}`,
+    );
+  }
+  const tokenCap = limits.sessionTokenCap;
+  if (client.tokenCap !== undefined && tokenCap !== undefined && client.tokenCap > tokenCap) {
+    over(
+      ["wayfarer", "tokenCap"],
+      `at most ${tokenCap} on this service (WAYFARER_SESSION_TOKEN_CAP); got ${client.tokenCap}`,
+    );
+  }
+  const max = limits.maxViewport;
+  for (const side of ["width", "height"] as const) {
+    const given = asked.viewport?.[side];
+    if (given !== undefined && given > max[side]) {
+      over(
+        [PARAMS, "browserSettings", "viewport", side],
+        `at most ${max[side]} on this service (WAYFARER_MAX_VIEWPORT ${max.width}x${max.height}); got ${given}`,
+      );
+    }
+  }
+  const longest = Math.floor(limits.keepAliveMaxMs / 1000);
+  if (asked.timeoutSeconds !== undefined && asked.timeoutSeconds > longest) {
+    over(
+      [PARAMS, "timeout"],
+      `at most ${longest} seconds on this service (WAYFARER_KEEPALIVE_MAX_MS ${limits.keepAliveMaxMs}); got ${asked.timeoutSeconds}`,
+    );
+  }
+  if (issues.length) throw new ServiceValidationError("start body", issues);
+  client.maxChunksPerCall ??= Math.min(DEFAULTS.maxChunksPerCall, limits.maxChunksPerCall);
+  client.outlineTokenBudget ??= Math.max(DEFAULTS.outlineTokenBudget, limits.minOutlineTokenBudget);
+  client.tokenCap ??= tokenCap;
+  const fits = DEFAULT_WINDOW.width <= max.width && DEFAULT_WINDOW.height <= max.height;
+  const viewport =
+    asked.viewport ??
+    (fits
+      ? undefined
+      : {
+          width: Math.min(DEFAULT_WINDOW.width, max.width),
+          height: Math.min(DEFAULT_WINDOW.height, max.height),
+        });
+  return { client, viewport };
+}
