@@ -33,6 +33,7 @@ import { pageById } from "../handlers/pageSnapshot.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
 import { InferenceLog } from "../model/inferenceLog.js";
+import type { ModelAccess } from "../model/modelAccess.js";
 import { ModelClient, type SpendGuard } from "../model/modelClient.js";
 import type { Action, ResolvedOptions, Variables } from "../options.js";
 import { surface } from "../readableError.js";
@@ -52,6 +53,8 @@ export class LocalOperations implements Operations {
     /** The browser's pages, once init() has opened them. */
     private readonly context: () => Context,
     spendGuard?: SpendGuard,
+    /** A service's rules for reaching model providers. */
+    modelAccess?: ModelAccess,
   ) {
     this.models = new ModelClient({
       model: options.model,
@@ -62,6 +65,7 @@ export class LocalOperations implements Operations {
       onUsage: (operation, usage) => metrics.add(operation, usage),
       tokenCap: options.tokenCap,
       spendGuard,
+      access: modelAccess,
     });
   }
 

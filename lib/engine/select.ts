@@ -15,6 +15,7 @@ import {
 } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
+import type { ModelAccess } from "../model/modelAccess.js";
 import type { SpendGuard } from "../model/modelClient.js";
 import type { ResolvedOptions } from "../options.js";
 import { RemoteEngine } from "../remote/remoteEngine.js";
@@ -51,6 +52,8 @@ export interface EngineParts {
   dialogDuty?: DialogDuty;
   /** A service's session: its project's budget on the operator's model keys. */
   spendGuard?: SpendGuard;
+  /** A service's session: whose keys its model calls use, over which fetch. */
+  modelAccess?: ModelAccess;
   /** A service's session: pages past this many are closed as they open. */
   pageLimit?: PageLimit;
 }
@@ -60,7 +63,15 @@ export function createEngine(parts: EngineParts): Engine {
   if (options.env === "LOCAL") {
     return localEngine(
       parts,
-      (context) => new LocalOperations(options, logger, records.metrics, context, parts.spendGuard),
+      (context) =>
+        new LocalOperations(
+          options,
+          logger,
+          records.metrics,
+          context,
+          parts.spendGuard,
+          parts.modelAccess,
+        ),
     );
   }
   const apiKey = options.apiKey ?? process.env.WAYFARER_API_KEY;

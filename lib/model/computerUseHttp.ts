@@ -27,8 +27,9 @@ export async function postJson(
   body: unknown,
   headers: Record<string, string | undefined>,
   signal: AbortSignal | undefined,
+  send: typeof fetch = fetch,
 ): Promise<unknown> {
-  const response = await fetch(url, {
+  const response = await send(url, {
     method: "POST",
     headers: Object.fromEntries(
       Object.entries({ "content-type": "application/json", ...headers }).filter(

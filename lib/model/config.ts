@@ -65,8 +65,13 @@ export const GoogleServiceAccountAuthSchema = z.strictObject({
 
 export const VertexModelProviderOptionsSchema = z.strictObject({
   vertex: z.strictObject({
-    project: z.string().min(1),
-    location: z.string().min(1),
+    // Names, not URLs: they are placed inside the endpoint's host name.
+    project: z.string().regex(/^([a-z0-9.-]+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/, {
+      error: "expected a Google Cloud project id (6-30 lower-case letters, digits, hyphens)",
+    }),
+    location: z.string().regex(/^[a-z]+(-[a-z0-9]+)*$/, {
+      error: 'expected a Google Cloud location such as "us-central1" or "global"',
+    }),
     baseURL: Url.optional(),
     headers: Headers.optional(),
   }),
@@ -88,7 +93,13 @@ export const VertexModelConfigSchema = z.strictObject({
 
 export const AzureModelProviderOptionsSchema = z.strictObject({
   azure: z.strictObject({
-    resourceName: z.string().min(1).optional(),
+    // A name, not a URL: it becomes the host `<resourceName>.openai.azure.com`.
+    resourceName: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/, {
+        error: "expected an Azure resource name (letters, digits and hyphens, 64 at most)",
+      })
+      .optional(),
     baseURL: Url.optional(),
     apiVersion: z.string().min(1).optional(),
     useDeploymentBasedUrls: z.boolean().optional(),

@@ -21,6 +21,8 @@ export interface GoogleComputerUseSettings {
   apiKey: string;
   baseURL: string | undefined;
   headers: Record<string, string> | undefined;
+  /** The HTTP client (a service's guarded one); the global fetch when absent. */
+  fetch?: typeof fetch;
 }
 
 /** What a Gemini computer-use call carries to the agent's `computer` tool (its input). */
@@ -58,6 +60,7 @@ export function googleComputerUseModel(settings: GoogleComputerUseSettings): Lan
           ...options.headers,
         },
         options.abortSignal,
+        settings.fetch,
       );
       return fromResponse(json as GenerateBody, body);
     },

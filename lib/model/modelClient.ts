@@ -22,6 +22,7 @@ import { sleep } from "../timeout.js";
 import { estimateTokens } from "../tokens.js";
 import { inheritCredentials, type ModelConfiguration } from "./config.js";
 import type { InferenceLog } from "./inferenceLog.js";
+import type { ModelAccess } from "./modelAccess.js";
 import { toModelError } from "./modelErrors.js";
 import { computerToolFor, type ResolvedModel, resolveModel } from "./providers.js";
 import { retryDelay } from "./retries.js";
@@ -105,6 +106,8 @@ export interface ModelClientSettings {
   logger: Logger;
   inferenceLog?: InferenceLog;
   env?: Record<string, string | undefined>;
+  /** A service's rules for reaching providers: whose keys, which fetch, what errors say. */
+  access?: ModelAccess;
   /** Told of every answered call's usage: the client files it under the operation in metrics. */
   onUsage?: (operation: Operation, usage: Usage) => void;
   /** The most tokens the client may spend: a call that would go past it is not made. */
@@ -239,6 +242,7 @@ export class ModelClient implements Models {
         { ...call, schema: undefined },
         error,
         this.settings.logger.redactor,
+        this.settings.access?.quietErrors,
       );
       await this.logInference({ ...record, error: failure.message });
       throw failure;
@@ -296,7 +300,12 @@ export class ModelClient implements Models {
       // An answer of the wrong shape was still paid for: its tokens count.
       const spent = NoObjectGeneratedError.isInstance(error) ? error.usage : undefined;
       if (spent) this.reportUsage(call, usageOf(spent, started), config);
-      const failure = toModelError(call, error, this.settings.logger.redactor);
+      const failure = toModelError(
+        call,
+        error,
+        this.settings.logger.redactor,
+        this.settings.access?.quietErrors,
+      );
       await this.logInference({ ...record, error: failure.message });
       throw failure;
     }
@@ -330,7 +339,10 @@ export class ModelClient implements Models {
     const key = JSON.stringify(configured);
     let resolved = this.resolved.get(key);
     if (!resolved) {
-      resolved = resolveModel(configured, this.settings.env);
+      const { access } = this.settings;
+      resolved = access
+        ? resolveModel(configured, access.envFor(configured), access.fetchFor(configured))
+        : resolveModel(configured, this.settings.env);
       for (const secret of resolved.secrets) this.settings.logger.redactor.add(secret);
       this.resolved.set(key, resolved);
     }

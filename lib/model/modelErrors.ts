@@ -7,6 +7,7 @@ import { APICallError, NoObjectGeneratedError } from "ai";
 import type { z } from "zod";
 import { LLMResponseError, ServiceError, ZodSchemaValidationError } from "../errors.js";
 import type { Redactor } from "../log.js";
+import { RefusedAddressError } from "../net/guardedFetch.js";
 import type { Operation } from "./modelClient.js";
 
 /** The reference's error for a failed call, without anything secret in it. */
@@ -14,9 +15,15 @@ export function toModelError(
   call: { operation: Operation; schema: z.ZodType | undefined },
   error: unknown,
   redactor: Redactor,
+  /** A service's: the status in our words, never what the endpoint wrote. */
+  quiet = false,
 ): Error {
   const { operation } = call;
   if (error instanceof ServiceError) return redactor.error(error);
+  if (quiet && !NoObjectGeneratedError.isInstance(error)) {
+    const status = APICallError.isInstance(error) ? error.statusCode : undefined;
+    return new LLMResponseError(operation, quietDetail(error), status ? { status } : undefined);
+  }
   if (NoObjectGeneratedError.isInstance(error)) {
     // JSON of the wrong shape is a schema mismatch, with its issues; anything else is not an
     // answer at all.
@@ -71,4 +78,30 @@ function providerMessage(error: APICallError): string {
     }
   }
   return error.message;
+}
+
+/** What a failed call was, in our words: the status, or why nothing was answered. */
+function quietDetail(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof RefusedAddressError || error instanceof RefusedAddressError) {
+    const refused = cause instanceof RefusedAddressError ? cause : (error as RefusedAddressError);
+    return `the model's endpoint may not be called: ${refused.message}`;
+  }
+  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) {
+    return "the call was stopped before the model answered";
+  }
+  const status = APICallError.isInstance(error) ? error.statusCode : undefined;
+  if (status === undefined) {
+    return APICallError.isInstance(error)
+      ? "could not reach the model's endpoint"
+      : "the model's answer could not be read";
+  }
+  if (status >= 300 && status < 400) {
+    return `the model's endpoint answered with a redirect; it is not followed`;
+  }
+  if (status === 401 || status === 403) return "the provider refused the credentials";
+  if (status === 404) return "the provider has no such model or endpoint";
+  if (status === 429) return "the provider's rate limit was reached";
+  if (status >= 500) return "the provider failed";
+  return "the provider refused the request";
 }

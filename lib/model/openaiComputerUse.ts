@@ -22,6 +22,8 @@ export interface OpenAIComputerUseSettings {
   apiKey: string;
   baseURL: string | undefined;
   headers: Record<string, string> | undefined;
+  /** The HTTP client (a service's guarded one); the global fetch when absent. */
+  fetch?: typeof fetch;
 }
 
 /** What a computer call carries to the agent's `computer` tool (its input). */
@@ -77,6 +79,7 @@ export function openaiComputerUseModel(settings: OpenAIComputerUseSettings): Lan
           ...options.headers,
         },
         options.abortSignal,
+        settings.fetch,
       );
       return fromResponse(json as ResponsesBody, body);
     },

@@ -55,6 +55,8 @@ type Env = Record<string, string | undefined>;
 export function resolveModel(
   configuration: ModelConfiguration,
   env: Env = process.env,
+  /** Every HTTP request of the model (a service's: no redirects, caller endpoints pinned). */
+  fetch?: typeof globalThis.fetch,
 ): ResolvedModel {
   const parsed = ModelConfigurationSchema.parse(configuration);
   const config: ModelConfig = typeof parsed === "string" ? { modelName: parsed } : parsed;
@@ -95,10 +97,10 @@ export function resolveModel(
       const apiKey = keep(keyFor(keyOwner, config, inferred ? {} : env, baseURL));
       // computer-use-preview speaks a protocol the AI SDK has no binding for: our own adapter.
       if (provider === "openai" && /computer-use/.test(modelId)) {
-        const model = openaiComputerUseModel({ modelId, apiKey, baseURL, headers });
+        const model = openaiComputerUseModel({ modelId, apiKey, baseURL, headers, fetch });
         return { label, provider, secrets, model };
       }
-      const openai = createOpenAI({ apiKey, baseURL, headers });
+      const openai = createOpenAI({ apiKey, baseURL, headers, fetch });
       // Responses API by default; chat completions for endpoints that only have those.
       const chat = provider === "microsoft" || generic.openaiEndpointFormat === "chat";
       return { label, provider, secrets, model: chat ? openai.chat(modelId) : openai(modelId) };
@@ -109,29 +111,29 @@ export function resolveModel(
         label,
         provider,
         secrets,
-        model: createAnthropic({ apiKey, baseURL, headers })(modelId),
+        model: createAnthropic({ apiKey, baseURL, headers, fetch })(modelId),
       };
     }
     case "google": {
       const apiKey = keep(keyFor("google", config, env, baseURL));
       // Gemini's computer-use models: our own adapter, as for OpenAI's.
       if (/computer-use/.test(modelId)) {
-        const model = googleComputerUseModel({ modelId, apiKey, baseURL, headers });
+        const model = googleComputerUseModel({ modelId, apiKey, baseURL, headers, fetch });
         return { label, provider, secrets, model };
       }
       return {
         label,
         provider,
         secrets,
-        model: createGoogleGenerativeAI({ apiKey, baseURL, headers })(modelId),
+        model: createGoogleGenerativeAI({ apiKey, baseURL, headers, fetch })(modelId),
       };
     }
     case "bedrock":
-      return { label, provider, secrets, model: bedrock(config, modelId, env, keep) };
+      return { label, provider, secrets, model: bedrock(config, modelId, env, keep, fetch) };
     case "vertex":
-      return { label, provider, secrets, model: vertex(config, modelId, keep) };
+      return { label, provider, secrets, model: vertex(config, modelId, keep, fetch) };
     case "azure":
-      return { label, provider, secrets, model: azure(config, modelId, env, keep) };
+      return { label, provider, secrets, model: azure(config, modelId, env, keep, fetch) };
     default:
       throw new UnsupportedModelError(config.modelName, [...PROVIDERS]);
   }
@@ -200,6 +202,7 @@ function bedrock(
   modelId: string,
   env: Env,
   keep: <T extends string | undefined>(v: T) => T,
+  fetch: typeof globalThis.fetch | undefined,
 ): LanguageModel {
   const apiKey = keep(
     ("apiKey" in config ? config.apiKey : undefined) ?? env.AWS_BEARER_TOKEN_BEDROCK,
@@ -220,6 +223,7 @@ function bedrock(
       : { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN }),
     baseURL: config.baseURL,
     headers: config.headers,
+    fetch,
   })(modelId);
 }
 
@@ -227,6 +231,7 @@ function vertex(
   config: ModelConfig,
   modelId: string,
   keep: <T extends string | undefined>(v: T) => T,
+  fetch: typeof globalThis.fetch | undefined,
 ): LanguageModel {
   if (config.provider !== "vertex") {
     throw new MissingLLMConfigurationError(
@@ -243,6 +248,7 @@ function vertex(
     location: options.location,
     baseURL: options.baseURL ?? config.baseURL,
     headers: { ...config.headers, ...options.headers },
+    fetch,
     googleAuthOptions: {
       credentials: auth.credentials,
       scopes: auth.scopes ?? ["https://www.googleapis.com/auth/cloud-platform"],
@@ -257,6 +263,7 @@ function azure(
   modelId: string,
   env: Env,
   keep: <T extends string | undefined>(v: T) => T,
+  fetch: typeof globalThis.fetch = globalThis.fetch,
 ): LanguageModel {
   if (config.provider !== "azure") {
     throw new MissingLLMConfigurationError(
@@ -279,6 +286,7 @@ function azure(
     baseURL,
     apiVersion: options.apiVersion,
     useDeploymentBasedUrls: options.useDeploymentBasedUrls,
+    fetch,
   };
   if ("auth" in config) {
     // An Entra ID token goes as a bearer token, and no api-key header goes at all.
@@ -287,7 +295,7 @@ function azure(
       ...common,
       apiKey: "entra-id",
       headers: { ...headers, authorization: `Bearer ${token}` },
-      fetch: (input, init) => {
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => {
         const sent = new Headers(init?.headers);
         sent.delete("api-key");
         return fetch(input, { ...init, headers: sent });

@@ -3,6 +3,7 @@
  * after 250 ms, 1 s and 3 s, or after the wait the provider asks for when that is short.
  */
 import { APICallError } from "ai";
+import { RefusedAddressError } from "../net/guardedFetch.js";
 
 /** Waits before the retries of a rate-limited or failed call; the last one's error is raised. */
 export const RETRY_DELAYS_MS = [250, 1_000, 3_000];
@@ -13,6 +14,8 @@ export const MAX_RETRY_AFTER_MS = 10_000;
 /** How long to wait before trying again, or undefined when the error is final. */
 export function retryDelay(error: unknown, attempt: number, now = Date.now()): number | undefined {
   if (!APICallError.isInstance(error) || !error.isRetryable) return undefined;
+  // An address the rule refuses stays refused.
+  if (error.cause instanceof RefusedAddressError) return undefined;
   const planned = RETRY_DELAYS_MS[attempt];
   if (planned === undefined) return undefined;
   const asked = askedWait(error.responseHeaders, now);

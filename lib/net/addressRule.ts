@@ -18,6 +18,8 @@ export interface AddressRule {
    * (`10.0.0.0/8`, `fd00::/8`) that a literal host or every address of a name falls in.
    */
   allowHosts?: readonly string[];
+  /** Who resolves names: the system's resolver unless a test gives its own. */
+  lookup?: Lookup;
 }
 
 /** Documents on this machine: only link-local and cloud metadata are off limits. */
@@ -128,8 +130,9 @@ export type HostVerdict = { addresses: string[] } | { refused: string };
 export async function judgeHost(
   host: string,
   rule: AddressRule,
-  lookup: Lookup = systemLookup,
+  given?: Lookup,
 ): Promise<HostVerdict> {
+  const lookup = given ?? rule.lookup ?? systemLookup;
   const h = normalHost(host);
   const literal = isIP(h) !== 0;
   if (allowedByName(h, rule)) return { addresses: literal ? [h] : await lookup(h) };
@@ -154,7 +157,7 @@ export async function judgeHost(
 export async function urlRefusal(
   url: string,
   rule: AddressRule,
-  lookup: Lookup = systemLookup,
+  lookup?: Lookup,
 ): Promise<string | undefined> {
   const parsed = URL.parse(url);
   if (!parsed || !/^https?:$/.test(parsed.protocol)) return "it is not an http(s) URL";
@@ -165,7 +168,7 @@ export async function urlRefusal(
 /** A judge that resolves each host once and remembers the verdict a while. */
 export function hostJudge(
   rule: AddressRule,
-  lookup: Lookup = systemLookup,
+  lookup?: Lookup,
   ttlMs = 60_000,
 ): (host: string) => Promise<HostVerdict> {
   const known = new Map<string, { at: number; verdict: Promise<HostVerdict> }>();

@@ -8,6 +8,7 @@ import type { CDPSession } from "playwright-core";
 import type { Context, PageLimit } from "../browser/context.js";
 import type { Engine, Operations } from "../engine/engine.js";
 import { createEngine } from "../engine/select.js";
+import { serviceModelAccess } from "../model/modelAccess.js";
 import { ServiceError } from "../errors.js";
 import { Logger, type LogLevel, type LogLine } from "../log.js";
 import { type MetricsGroup, MetricsRecorder, type Usage } from "../metrics.js";
@@ -170,6 +171,8 @@ export class Session {
       // A client that settles dialogs over its own connection (its handler) gets them all.
       ...(init.client?.dialogs === "leave" ? { dialogDuty: "leave" as const } : {}),
       spendGuard: init.spendGuard,
+      // The operator's keys only to the operator's endpoints; a caller's endpoint judged, pinned.
+      modelAccess: serviceModelAccess(init.rule),
       pageLimit: init.pageLimit,
     });
     const context = await engine.init();

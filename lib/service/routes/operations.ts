@@ -17,7 +17,6 @@ import {
 import type { Context } from "../../browser/context.js";
 import { checkNavigation, NavigationRefusedError } from "../../browser/navigationPolicy.js";
 import type { AgentExecuteAnswer, Operations } from "../../engine/engine.js";
-import { ServiceValidationError } from "../../errors.js";
 import { pageById } from "../../handlers/pageSnapshot.js";
 import { type AddressRule, urlRefusal } from "../../net/addressRule.js";
 import type { Action } from "../../options.js";
@@ -30,6 +29,7 @@ import {
   statusOf,
   wantsStream,
 } from "../answers.js";
+import { checkCallerModels } from "../modelBoundary.js";
 import { bypassed, type ServerCacheStore, serverCacheKey } from "../serverCache.js";
 import type { Session } from "../session.js";
 import type { Sessions } from "../sessions.js";
@@ -38,34 +38,6 @@ const Id = z.object({ id: z.string().min(1) });
 
 /** Where an operation's log lines and events go: the stream, or nowhere for a JSON answer. */
 type Out = StreamOut | undefined;
-
-/**
- * A `baseURL` anywhere in a body (a per-call model, an agent's model or execution model) that
- * the service's rule refuses, as the error that names it; undefined when there is none.
- */
-async function modelUrlRefusal(
-  body: unknown,
-  rule: AddressRule,
-): Promise<ServiceValidationError | undefined> {
-  const found: { path: string[]; url: string }[] = [];
-  const walk = (value: unknown, path: string[]) => {
-    if (!value || typeof value !== "object" || path.length > 6) return;
-    for (const [key, v] of Object.entries(value)) {
-      if (key === "baseURL" && typeof v === "string") found.push({ path: [...path, key], url: v });
-      else walk(v, [...path, key]);
-    }
-  };
-  walk(body, []);
-  for (const { path, url } of found) {
-    const refused = await urlRefusal(url, rule);
-    if (refused) {
-      return new ServiceValidationError("body", [
-        { path, message: `the service may not fetch this baseURL: ${refused}` },
-      ]);
-    }
-  }
-  return undefined;
-}
 
 /** An answer the server cache looked up: HIT or MISS, told in headers or the finished frame. */
 class CachedAnswer {
@@ -101,9 +73,9 @@ export function operationRoutes(deps: {
       const { id } = parseInput(Id, request.params, "path");
       body = parseInput(schema, request.body, where);
       session = deps.sessions.get(id, request.project);
-      // A model's baseURL is a URL the caller makes the service fetch: the same rule holds.
-      const refusedModel = await modelUrlRefusal(body, deps.rule);
-      if (refusedModel) throw refusedModel;
+      // The operator's keys only to the operator's endpoints; a caller's endpoint by the rule.
+      const modelKey = request.headers["x-model-api-key"];
+      await checkCallerModels(body, deps.rule, typeof modelKey === "string" ? modelKey : undefined);
       // Last, with no wait before the operation claims the session: a second caller gets 409.
       session.assertFree();
       // Values a caller types are painted over in the dashboard's pictures.

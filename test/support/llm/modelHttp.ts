@@ -41,7 +41,16 @@ export interface ModelKitServer {
   close(): Promise<void>;
 }
 
-export async function serveModelKit(...defaults: RequestHandler[]): Promise<ModelKitServer> {
+export function serveModelKit(...defaults: RequestHandler[]): Promise<ModelKitServer> {
+  return serveModelKitOn("127.0.0.1", 0, ...defaults);
+}
+
+/** The same kit on another loopback address (127.0.0.2, …) and port (0: a free one). */
+export async function serveModelKitOn(
+  host: string,
+  port: number,
+  ...defaults: RequestHandler[]
+): Promise<ModelKitServer> {
   let handlers = [...defaults];
   const seen: ModelRequest[] = [];
   const refused: string[] = [];
@@ -77,10 +86,13 @@ export async function serveModelKit(...defaults: RequestHandler[]): Promise<Mode
     await sendStreaming(response, res, gone.signal);
   };
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, resolve);
+  });
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `http://${host}:${bound}/v1`,
     use: (...more) => {
       handlers = [...more, ...handlers];
     },
