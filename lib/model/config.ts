@@ -66,10 +66,10 @@ export const GoogleServiceAccountAuthSchema = z.strictObject({
 export const VertexModelProviderOptionsSchema = z.strictObject({
   vertex: z.strictObject({
     // Names, not URLs: they are placed inside the endpoint's host name.
-    project: z.string().regex(/^([a-z0-9.-]+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/, {
-      error: "expected a Google Cloud project id (6-30 lower-case letters, digits, hyphens)",
+    project: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9.:_-]{0,62}$/, {
+      error: "expected a Google Cloud project id (letters, digits, hyphens; no / ? # or spaces)",
     }),
-    location: z.string().regex(/^[a-z]+(-[a-z0-9]+)*$/, {
+    location: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, {
       error: 'expected a Google Cloud location such as "us-central1" or "global"',
     }),
     baseURL: Url.optional(),
