@@ -35,12 +35,6 @@ export async function checkCallerModels(
     if (callerKey && ownEndpointField(config) && config.apiKey === undefined && !config.auth) {
       config.apiKey = callerKey;
     }
-    const refused = callerModelRefusal(config);
-    if (refused) {
-      throw new ServiceValidationError("body", [
-        { path: [outer, inner, ...refused[0].split(".")], message: refused[1] },
-      ]);
-    }
     for (const [path, url] of urlsOf(config)) {
       const why = await urlRefusal(url, rule);
       if (why) {
@@ -48,6 +42,12 @@ export async function checkCallerModels(
           { path: [outer, inner, ...path], message: `the service may not call this URL: ${why}` },
         ]);
       }
+    }
+    const refused = callerModelRefusal(config);
+    if (refused) {
+      throw new ServiceValidationError("body", [
+        { path: [outer, inner, ...refused[0].split(".")], message: refused[1] },
+      ]);
     }
   }
 }
