@@ -8,9 +8,15 @@
  * the throughput of each; memory per session (the service process, its Chromium; the same for the
  * in-process runs). Goal (issue 17): p95 added under 50 ms.
  *
+ * With BENCH_BEFORE=<commit>, the other side is not the library in-process but the service as
+ * it was at that commit (unpacked with `git archive` beside this tree), in the same rounds: the
+ * figure of a change to the service next to its baseline.
+ *
  *   npm run bench:service        BENCH_SESSIONS=10 npm run bench:service
+ *   BENCH_BEFORE=ed006c5 npm run bench:service
  */
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,8 +41,8 @@ process.env.OPENAI_BASE_URL = kit.url;
 const pages = await startBenchServer();
 const pageUrl = `${pages.origin}/fixtures/outline/shop.html`;
 const dataDir = await mkdtemp(join(tmpdir(), "wayfarer-bench-service-"));
-const service = await startService({
-  WAYFARER_DATA_DIR: dataDir,
+const serviceEnv = (dir: string) => ({
+  WAYFARER_DATA_DIR: dir,
   WAYFARER_API_KEYS: `bench:${KEY}`,
   WAYFARER_ALLOW_HOSTS: "127.0.0.1",
   WAYFARER_MAX_SESSIONS: String(SESSIONS),
@@ -45,7 +51,25 @@ const service = await startService({
   WAYFARER_SERVER_CACHE: "off",
   OPENAI_BASE_URL: kit.url,
 });
+const service = await startService(serviceEnv(dataDir));
 const servicePid = service.child.pid!;
+
+const BEFORE = process.env.BENCH_BEFORE;
+const ROOT = join(import.meta.dirname, "..");
+/** The service as it was at BEFORE, in a process of its own; undefined without BENCH_BEFORE. */
+async function serviceBefore() {
+  if (!BEFORE) return undefined;
+  const dir = join(ROOT, ".bench-before");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+  const archive = execFileSync("git", ["archive", BEFORE, "lib"], { cwd: ROOT });
+  execFileSync("tar", ["-x", "-C", dir], { input: archive });
+  return startService(
+    serviceEnv(await mkdtemp(join(tmpdir(), "wayfarer-bench-before-"))),
+    join(dir, "lib", "service", "main.ts"),
+  );
+}
+const beforeService = await serviceBefore();
 
 type Op = "navigate" | "act" | "extract";
 type Side = "service" | "local";
@@ -62,9 +86,10 @@ async function post(
   path: string,
   body: unknown,
   op?: Op,
+  base = service.url,
 ): Promise<{ success: boolean; data?: unknown }> {
   const t0 = performance.now();
-  const response = await fetch(`${service.url}/v1${path}`, {
+  const response = await fetch(`${base}/v1${path}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -75,7 +100,7 @@ async function post(
   });
   const answer = (await response.json()) as { success: boolean; data?: unknown };
   const own = response.headers.get("server-timing")?.match(/dur=([\d.]+)/)?.[1];
-  if (op && own !== undefined) {
+  if (op && own !== undefined && base === service.url) {
     overhead.set(op, [...(overhead.get(op) ?? []), performance.now() - t0 - Number(own)]);
   }
   return answer;
@@ -121,38 +146,44 @@ const sampler = setInterval(() => {
   peak = maxOf(peak, memoryNow());
 }, 200);
 
-async function viaService(): Promise<void> {
-  const started = await post("/sessions/start", { modelName: MODEL.modelName });
+/** One session's run through a service: this tree's, or (side "local") the one of BENCH_BEFORE. */
+async function viaService(base = service.url, side: Side = "service"): Promise<void> {
+  const started = await post("/sessions/start", { modelName: MODEL.modelName }, undefined, base);
   if (!started.success) throw new Error(`no session: ${JSON.stringify(started)}`);
   const { sessionId } = started.data as { sessionId: string };
   try {
-    await timed("service", "navigate", () =>
-      post(`/sessions/${sessionId}/navigate`, { url: pageUrl, options: {} }, "navigate"),
+    await timed(side, "navigate", () =>
+      post(`/sessions/${sessionId}/navigate`, { url: pageUrl, options: {} }, "navigate", base),
     );
-    const acted = await timed("service", "act", () =>
+    const acted = await timed(side, "act", () =>
       post(
         `/sessions/${sessionId}/act`,
         { input: "add black tea to the cart", options: {} },
         "act",
+        base,
       ),
     );
     const actedResult = (acted.data as { result?: { success?: boolean } } | undefined)?.result;
     if (!acted.success || !actedResult?.success)
-      failures.push(`service act: ${JSON.stringify(acted)}`);
-    const extracted = await timed("service", "extract", () =>
+      failures.push(`${side} act: ${JSON.stringify(acted)}`);
+    const extracted = await timed(side, "extract", () =>
       post(
         `/sessions/${sessionId}/extract`,
         { instruction: "what the cart says", options: {} },
         "extract",
+        base,
       ),
     );
     if (!JSON.stringify(extracted).includes("Cart: black")) {
-      failures.push(`service extract: ${JSON.stringify(extracted)}`);
+      failures.push(`${side} extract: ${JSON.stringify(extracted)}`);
     }
   } finally {
-    await post(`/sessions/${sessionId}/end`, {});
+    await post(`/sessions/${sessionId}/end`, {}, undefined, base);
   }
 }
+/** The other side: the service at BENCH_BEFORE, or the library in-process. */
+const other = (): Promise<void> =>
+  beforeService ? viaService(beforeService.url, "local") : inProcess();
 
 async function inProcess(): Promise<void> {
   const client = new Client({
@@ -180,7 +211,7 @@ async function inProcess(): Promise<void> {
 
 // A warm-up of each (JIT, the model layer, the first launch), not counted.
 await viaService();
-await inProcess();
+await other();
 times.service.clear();
 times.local.clear();
 overhead.clear();
@@ -204,10 +235,10 @@ const round = async (side: Side, one: () => Promise<void>) => {
     browsers: Math.max(grown[side].browsers, browsers),
   };
 };
-await round("service", viaService);
-await round("local", inProcess);
-await round("local", inProcess);
-await round("service", viaService);
+await round("service", () => viaService());
+await round("local", other);
+await round("local", other);
+await round("service", () => viaService());
 clearInterval(sampler);
 
 const p = (xs: number[], q: number) => {
@@ -217,7 +248,9 @@ const p = (xs: number[], q: number) => {
 console.log(
   `${SESSIONS} concurrent sessions, navigate → act → extract, instant model over HTTP (the kit, shared), service in its own process, 2 rounds (order swapped)${process.env.BENCH_LOCAL_EGRESS ? "; in-process under the egress guard too" : ""}`,
 );
-console.log("op        service p50/p95     in-process p50/p95   added p50/p95");
+/** What the other side is called in the figures. */
+const otherName = BEFORE ? `at ${BEFORE}` : "in-process";
+console.log(`op        service p50/p95     ${otherName.padEnd(10)} p50/p95   added p50/p95`);
 for (const op of ["navigate", "act", "extract"] as const) {
   const s = times.service.get(op)!;
   const l = times.local.get(op)!;
@@ -236,7 +269,7 @@ for (const op of ["navigate", "act", "extract"] as const) {
 }
 const ops = SESSIONS * 3 * 2;
 console.log(
-  `throughput: service ${((ops / elapsed.service) * 1000).toFixed(1)} ops/s (${(elapsed.service / 1000).toFixed(1)} s in all), in-process ${((ops / elapsed.local) * 1000).toFixed(1)} ops/s (${(elapsed.local / 1000).toFixed(1)} s)`,
+  `throughput: service ${((ops / elapsed.service) * 1000).toFixed(1)} ops/s (${(elapsed.service / 1000).toFixed(1)} s in all), ${otherName} ${((ops / elapsed.local) * 1000).toFixed(1)} ops/s (${(elapsed.local / 1000).toFixed(1)} s)`,
 );
 const mb = (kb: number) => (kb / SESSIONS / 1024).toFixed(1);
 console.log(
@@ -247,6 +280,13 @@ console.log(
 );
 for (const failure of failures.slice(0, 5)) console.log(`  ${failure.slice(0, 300)}`);
 
+if (BEFORE) {
+  console.log(
+    `throughput now / ${otherName}: ${(elapsed.local / elapsed.service).toFixed(3)}×; p50 now / ${otherName}: ${(["navigate", "act", "extract"] as const).map((op) => `${op} ${(median(times.service.get(op)!) / median(times.local.get(op)!)).toFixed(3)}×`).join(", ")}`,
+  );
+}
+beforeService?.child.kill("SIGTERM");
+if (beforeService) await beforeService.exited;
 service.child.kill("SIGTERM");
 const code = await service.exited;
 if (code !== 0) console.log(`the service exited with ${code}`);

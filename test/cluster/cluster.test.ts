@@ -230,10 +230,10 @@ describe("shared mode: three instances and Redis", () => {
   it("a CDP upgrade names its path, never its host, and bad ones do not bring an instance down", async () => {
     const id = await shopSession(A);
     const closed = await freePort();
-    // A request-target that names another host: still forwarded to the owner (no token: 401),
-    // and the owner is not taken for dead.
+    // A request-target that names another host: refused before anything is forwarded, and the
+    // owner is not taken for dead.
     const smuggled = await rawUpgrade(B, `//127.0.0.1:${closed}/v1/sessions/${id}/cdp`);
-    expect(smuggled).toMatch(/^HTTP\/1\.1 401/);
+    expect(smuggled).toMatch(/^HTTP\/1\.1 400/);
     expect((await v1(B, "POST", `/sessions/${id}/extract`, { options: {} })).status).toBe(200);
     // Not valid percent-encoding, and a connection reset right after asking: answered, then
     // nothing; the instance serves on.

@@ -25,8 +25,12 @@ export interface ServiceProcess {
  * Starts the service on 127.0.0.1 and a free port with `env` over this process's environment;
  * resolves once it says where it listens. One that does not within 20 s is killed.
  */
-export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
+export async function startService(
+  env: Record<string, string>,
+  /** Another tree's lib/service/main.ts (a benchmark's "before"). */
+  main = MAIN,
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", main], {
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
