@@ -94,20 +94,20 @@ export interface BrowserEnvInput {
   tmp: string;
 }
 
-/** The browser's whole environment. */
+/** The browser's whole environment (passed on, not read: no variable here configures us). */
 export function browserEnv({
   inherited,
   executable,
   tmp,
 }: BrowserEnvInput): Record<string, string> {
-  const env: Record<string, string> = {};
+  const passed: Record<string, string> = {};
   for (const [name, value] of Object.entries(inherited)) {
-    if (value !== undefined && allowedInBrowser(name)) env[name] = value;
+    if (value !== undefined && allowedInBrowser(name)) passed[name] = value;
   }
-  Object.assign(env, executable);
-  env.HOME ||= tmp;
-  env.TMPDIR = tmp;
+  Object.assign(passed, executable);
+  passed.HOME ||= tmp;
+  passed.TMPDIR = tmp;
   // macOS's Chromium reads MAC_CHROMIUM_TMPDIR before its system temp dir.
-  env.MAC_CHROMIUM_TMPDIR = tmp;
-  return env;
+  passed.MAC_CHROMIUM_TMPDIR = tmp;
+  return passed;
 }
