@@ -4,10 +4,11 @@
  * `Authorization: Bearer <CRON_SECRET>`. It runs the job of job.config.ts (as the environment
  * overrides it) inside the function's 60 seconds and answers `{ok: true, data}` or
  * `{ok: false, error}`, with the steps' timings in a Server-Timing header and a one-line JSON
- * log summary.
+ * log summary. A bad body, or a body URL the navigation policy refuses, is a 400.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { job } from "../job.config.js";
+import { navigationRefusal } from "../lib/browser/navigationPolicy.js";
 import { codeOf, ServiceValidationError } from "../lib/errors.js";
 import { resolveJob } from "../lib/job/definition.js";
 import { failureMessage } from "../lib/job/failureMessage.js";
@@ -58,6 +59,7 @@ async function run(request: Request): Promise<Response> {
     const body = request.method === "POST" ? await readBody(request) : undefined;
     const definition = resolveJob(job, process.env, body);
     for (const s of urlSecrets(definition.url)) redactor.add(s);
+    await refuseBodyUrl(body);
     variables = definition.variables;
     budgetMs = Math.min(definition.budgetMs ?? MAX_DURATION_MS, MAX_DURATION_MS);
     result = await runJob(definition, { budgetMs, onFailure: (seen) => (last = seen) });
@@ -85,6 +87,21 @@ async function run(request: Request): Promise<Response> {
         ? 400
         : 500;
     return answer(status, { ok: false, error: message });
+  }
+}
+
+/**
+ * A page the POST body names that the navigation policy refuses is the caller's mistake (400),
+ * found before any browser starts; the same in JOB_URL or job.config.ts is the deployment's (500).
+ */
+async function refuseBodyUrl(body: unknown): Promise<void> {
+  const url = (body as { url?: unknown } | undefined)?.url;
+  if (typeof url !== "string") return;
+  const reason = await navigationRefusal(url);
+  if (reason) {
+    throw new ServiceValidationError("request body", [
+      { path: ["url"], message: `${url} is refused: ${reason}` },
+    ]);
   }
 }
 

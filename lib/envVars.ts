@@ -81,6 +81,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "JOB_EGRESS",
+    group: "job",
+    what: "`off` lets the job's browser send its requests without the egress guard (every request, sub-resources included, checked against link-local, cloud metadata, loopback and private addresses other than the job's own page); `on` turns it back on over a definition's `egress: false`.",
+    unset: "`egress` of job.config.ts, else on",
+    secret: false,
+  },
+  {
     name: "JOB_VAR_<NAME>",
     group: "job",
     what: "The value of `%NAME%` in the job's instructions. The model sees the name only; the value is typed at the last moment and hidden in everything written.",

@@ -47,15 +47,17 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
   };
   const agent = new Agent({ keepAlive: true, timeout: CONNECT_TIMEOUT_MS });
 
-  /** The address to connect to, or why not (told to onRefused). */
-  const resolve = async (host: string, target: string): Promise<string | { refused: string }> => {
+  /** The address to connect to, or why not (a refusal is told to onRefused). */
+  const resolve = async (
+    host: string,
+    target: string,
+  ): Promise<string | { refused: string } | { unresolved: true }> => {
     const verdict = await judge(host);
     if ("refused" in verdict) {
       options.onRefused?.(target, verdict.refused);
       return verdict;
     }
-    const address = verdict.addresses[0];
-    return address ?? { refused: `${host} could not be resolved` };
+    return verdict.addresses[0] ?? { unresolved: true };
   };
 
   const server = createServer(async (req, res) => {
@@ -63,6 +65,10 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
     const target = URL.parse(req.url ?? "");
     if (target?.protocol !== "http:") return void res.writeHead(400).end();
     const to = await resolve(target.hostname, target.href);
+    // A name that resolves to nothing fails as it would without us, not as a refusal.
+    if (typeof to !== "string" && "unresolved" in to) {
+      return void res.writeHead(502, { [EGRESS_FAILURE]: "NAME_NOT_RESOLVED" }).end();
+    }
     if (typeof to !== "string") {
       return void res
         .writeHead(403, { "content-type": "text/plain" })
@@ -98,7 +104,8 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
     const [host, port] = splitHostPort(req.url ?? "");
     const to = await resolve(host, `${host}:${port}`);
     if (typeof to !== "string") {
-      return void client.end(`HTTP/1.1 403 Forbidden\r\n\r\n`);
+      const status = "unresolved" in to ? "502 Bad Gateway" : "403 Forbidden";
+      return void client.end(`HTTP/1.1 ${status}\r\n\r\n`);
     }
     track(
       bridge(client, to, port, head, () =>
@@ -114,7 +121,10 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
     const target = URL.parse(req.url ?? "");
     if (!target) return void client.destroy();
     const to = await resolve(target.hostname, target.href);
-    if (typeof to !== "string") return void client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
+    if (typeof to !== "string") {
+      const status = "unresolved" in to ? "502 Bad Gateway" : "403 Forbidden";
+      return void client.end(`HTTP/1.1 ${status}\r\n\r\n`);
+    }
     const headers = Object.entries(forwarded(req.headers, false))
       .map(([k, v]) => `${k}: ${v}`)
       .join("\r\n");

@@ -1,13 +1,14 @@
 /**
  * What a job is: a page, an action, what to extract, optionally a schema, a model and
  * variables. The environment overrides a definition: JOB_URL, JOB_ACT, JOB_EXTRACT, JOB_MODEL,
- * JOB_CACHE_DIR, JOB_BUDGET_MS, JOB_VAR_<NAME> for `%NAME%` (values never sent to the model) and
- * JOB_ORIGINS_<NAME> for the other origins it may be typed on.
+ * JOB_CACHE_DIR, JOB_BUDGET_MS, JOB_EGRESS, JOB_VAR_<NAME> for `%NAME%` (values never sent to the
+ * model) and JOB_ORIGINS_<NAME> for the other origins it may be typed on.
  */
 import { z } from "zod";
 import { ServiceValidationError } from "../errors.js";
 import { ModelConfigurationSchema } from "../model/config.js";
 import { parseInput, VariablesSchema } from "../options.js";
+import { egressFromEnv, JobEgressSchema } from "./egress.js";
 
 export const JobDefinitionSchema = z.strictObject({
   url: z
@@ -54,6 +55,7 @@ export const JobDefinitionSchema = z.strictObject({
     .describe(
       "The whole run's budget in ms (default 60000, never above vercel.json's maxDuration). `JOB_BUDGET_MS` overrides it.",
     ),
+  egress: JobEgressSchema.optional(),
 });
 export type JobDefinition = z.infer<typeof JobDefinitionSchema>;
 
@@ -104,6 +106,10 @@ export function resolveJob(
     variables[name] = typeof given === "object" ? { ...given, origins } : { value: given, origins };
   }
   const budget = env.JOB_BUDGET_MS ? Number(env.JOB_BUDGET_MS) : base.budgetMs;
+  // JOB_EGRESS=on keeps a definition's allowHosts; off turns the guard off whatever it says.
+  const egress = egressFromEnv(env.JOB_EGRESS);
+  const egressOverride =
+    egress === false || (egress === true && base.egress === false) ? { egress } : {};
   return parseInput(
     JobDefinitionSchema,
     {
@@ -114,6 +120,7 @@ export function resolveJob(
       ...(env.JOB_MODEL ? { model: env.JOB_MODEL } : {}),
       ...(env.JOB_CACHE_DIR ? { cacheDir: env.JOB_CACHE_DIR } : {}),
       ...(budget !== undefined ? { budgetMs: budget } : {}),
+      ...egressOverride,
       ...(Object.keys(variables).length ? { variables } : {}),
       ...overrides,
     },

@@ -2,7 +2,8 @@
  * The scheduled job: init → goto → act → extract → close, inside one budget. Every step gets
  * what is left of the budget minus a reserve, so that close() always runs and the answer leaves
  * in time; a step that would overrun is cut off and the error names it. A cap on model tokens
- * stops a runaway run between steps.
+ * stops a runaway run between steps. Every request of a browser it launches goes through the
+ * egress guard (./egress.ts).
  */
 import { type NavigationAllowance, navigationRefusal } from "../browser/navigationPolicy.js";
 import { Client, type ClientInternals } from "../client.js";
@@ -16,6 +17,7 @@ import {
 import type { V3Options, Variables } from "../options.js";
 import { withTimeout } from "../timeout.js";
 import type { JobDefinition } from "./definition.js";
+import { guardedOptions, jobEgressRule } from "./egress.js";
 
 /** Kept back from every step for close() and the answer. */
 export const RESERVE_MS = 5_000;
@@ -76,13 +78,20 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
   const cap = options.tokenCap ?? DEFAULT_TOKEN_CAP;
   const refused = await navigationRefusal(job.url, options.allow);
   if (refused) throw new NavigationRefusedError(job.url, refused);
+  // The template's intended shape is REMOTE (a hosted browser) when its key is set.
+  const env = process.env.WAYFARER_API_KEY ? "REMOTE" : "LOCAL";
+  // A browser of ours sends every request through the egress guard; a hosted one has its own.
+  const guard =
+    (options.client?.env ?? env) === "LOCAL"
+      ? guardedOptions(await jobEgressRule(job, options.allow), options.client)
+      : {};
   const client = new Client(
     {
-      // The template's intended shape is REMOTE (a hosted browser) when its key is set.
-      env: process.env.WAYFARER_API_KEY ? "REMOTE" : "LOCAL",
+      env,
       verbose: 0,
       // Checked before every model call, not only between steps.
       tokenCap: cap,
+      ...guard,
       ...options.client,
       ...(job.model ? { model: job.model } : {}),
       ...(job.cacheDir ? { cacheDir: job.cacheDir } : {}),

@@ -146,21 +146,28 @@ describe("/api/run", () => {
   it("a closed port on 127.0.0.1: one readable line (step, what failed, what to do); the raw text in a debug line", async () => {
     const url = `http://127.0.0.1:${await freePort()}/`;
     process.env.JOB_URL = url;
-    let body: { ok: boolean; error: string } | undefined;
-    const lines = await debugLines(async () => {
-      body = await (await call("POST", `Bearer ${SECRET}`)).json();
-    });
-    expect(body).toEqual({
-      ok: false,
-      error: `Step "goto" failed: could not open ${url}: the connection was refused (net::ERR_CONNECTION_REFUSED). Nothing listens at that address and port: check the URL and that the server is up.`,
-    });
-    expectReadable(body!.error);
-    const raw = lines.find((line) => line.includes("ERR_CONNECTION_REFUSED"));
-    expect(raw).toBeDefined();
-    const { level, detail } = JSON.parse(raw!);
-    expect(level).toBe("debug");
-    expect(detail).toContain("Call log:");
-    expect(detail).toContain(`navigating to "${url}"`);
+    // The same answer with the egress guard (its 502 turned back into Chromium's code) and without.
+    for (const egress of ["on", "off"]) {
+      process.env.JOB_EGRESS = egress;
+      let body: { ok: boolean; error: string } | undefined;
+      const lines = await debugLines(async () => {
+        body = await (await call("POST", `Bearer ${SECRET}`)).json();
+      });
+      expect(body).toEqual({
+        ok: false,
+        error: `Step "goto" failed: could not open ${url}: the connection was refused (net::ERR_CONNECTION_REFUSED). Nothing listens at that address and port: check the URL and that the server is up.`,
+      });
+      expectReadable(body!.error);
+      const raw = lines.find((line) => line.includes("ERR_CONNECTION_REFUSED"));
+      expect(raw).toBeDefined();
+      const { level, detail } = JSON.parse(raw!);
+      expect(level).toBe("debug");
+      if (egress === "on") expect(detail).toContain(`net::ERR_CONNECTION_REFUSED at ${url}`);
+      else {
+        expect(detail).toContain("Call log:");
+        expect(detail).toContain(`navigating to "${url}"`);
+      }
+    }
   });
 
   it("a failed page's address keeps no password and no job variable's value", async () => {
@@ -195,6 +202,22 @@ describe("/api/run", () => {
       const response = await call("POST", `Bearer ${SECRET}`);
       expect(response.status).toBe(500);
       expect((await response.json()).error).toContain(`Refused to navigate to ${url}`);
+    }
+  });
+
+  it("answers 400 for a POST body's url outside the navigation policy, before any browser starts", async () => {
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://[::ffff:a9fe:a9fe]/",
+      "http://metadata.google.internal/computeMetadata/v1/",
+      "file:///etc/passwd",
+    ]) {
+      const response = await call("POST", `Bearer ${SECRET}`, { url });
+      expect(response.status, url).toBe(400);
+      const body = await response.json();
+      expect(body).toEqual({ ok: false, error: expect.stringContaining("request body.url") });
+      expect(body.error).toMatch(/link-local or cloud metadata|scheme is not allowed/);
+      expectReadable(body.error);
     }
   });
 
