@@ -90,14 +90,56 @@ export class ContentFrameNotFoundError extends ServiceError {
 
 export class XPathResolutionError extends ServiceError {
   override name = "XPathResolutionError";
-  static override readonly code = "XPATH_UNRESOLVED";
+  static override readonly code: string = "XPATH_UNRESOLVED";
   constructor(
     readonly xpath: string,
     detail = "it matches no element in the page or its frames",
     options: ServiceErrorOptions = {},
   ) {
+    // The reference's name says XPath; a CSS selector is called what it is.
+    const kind = /^\s*(xpath=|\/|\()/.test(xpath) ? "XPath" : "Selector";
     super(
-      `XPath ${xpath} does not resolve: ${detail}. Take a new snapshot and use a current selector.`,
+      `${kind} ${xpath} does not resolve: ${detail}. Take a new snapshot and use a current selector.`,
+      options,
+    );
+  }
+}
+
+/**
+ * A selector that cannot be read at all (broken XPath or CSS, nothing after `xpath=`, an empty
+ * frame hop): no page could ever match it, so it is the caller's to fix, not to retry. A kind of
+ * XPathResolutionError, as the reference raises that for an invalid XPath.
+ */
+export class InvalidSelectorError extends XPathResolutionError {
+  override name = "InvalidSelectorError";
+  static override readonly code = "SELECTOR_INVALID";
+  constructor(
+    /** The selector as the caller gave it. */
+    readonly selector: string,
+    /** What is wrong with it, e.g. `it is not a valid XPath expression`. */
+    readonly reason: string,
+    options: ServiceErrorOptions = {},
+  ) {
+    super(selector, reason, options);
+    this.message = `The selector ${JSON.stringify(selector)} is not valid: ${reason}. Write an XPath (/html/body/…, or xpath=…) or a CSS selector, with " >> " between frame hops.`;
+  }
+}
+
+/** A call names a page (its `frameId`) that is not open in the session. */
+export class PageNotFoundError extends ServiceError {
+  override name = "PageNotFoundError";
+  static override readonly code = "PAGE_NOT_FOUND";
+  constructor(
+    readonly frameId: string,
+    /** The frameIds of the pages open now (the first few), for the message. */
+    open: readonly string[] = [],
+    options: ServiceErrorOptions = {},
+  ) {
+    const shown = open.length
+      ? ` Open pages: ${open.slice(0, 5).join(", ")}${open.length > 5 ? ", …" : ""}.`
+      : "";
+    super(
+      `No open page has frameId ${JSON.stringify(frameId)}: it was closed, or it belongs to another session. Leave frameId out to use the active page, or pass the frameId of an open page.${shown}`,
       options,
     );
   }
@@ -160,10 +202,16 @@ export class UnsupportedModelError extends ServiceError {
   constructor(
     readonly modelName: string,
     readonly supported: readonly string[],
-    options: ServiceErrorOptions & { operation?: string; supportedLabel?: string } = {},
+    /** `advice`: what to change (a sentence, appended to the message). */
+    options: ServiceErrorOptions & {
+      operation?: string;
+      supportedLabel?: string;
+      advice?: string;
+    } = {},
   ) {
+    const advice = options.advice ? ` ${options.advice.replace(/\.$/, "")}.` : "";
     super(
-      `Model ${modelName} is not supported for ${options.operation ?? "this operation"}. ${options.supportedLabel ?? "Supported"}: ${supported.join(", ") || "none"}.`,
+      `Model ${modelName} is not supported for ${options.operation ?? "this operation"}. ${options.supportedLabel ?? "Supported"}: ${supported.join(", ") || "none"}.${advice}`,
       options,
     );
   }

@@ -65,6 +65,13 @@ function withProvider(
   return model;
 }
 
+/** What kind of model runs each mode, for the advice of a refusal. */
+const MODELS_FOR: Record<AgentMode, string> = {
+  dom: "a model that calls tools",
+  hybrid: "a model that sees images (e.g. openai/gpt-4.1)",
+  cua: "a computer-use model (e.g. openai/computer-use-preview, anthropic/claude-sonnet-4-5)",
+};
+
 /** A model that cannot run the mode is refused now, naming the modes it can run. */
 function checkMode(
   mode: AgentMode,
@@ -78,6 +85,8 @@ function checkMode(
         operation:
           'agent mode "cua" (it needs a provider\'s computer-use protocol: name the model in agent({ model }))',
         supportedLabel: "Modes it can run",
+        advice:
+          'Set agentConfig.mode to "dom" or "hybrid", or agentConfig.model to a computer-use model',
       });
     }
     return;
@@ -89,6 +98,7 @@ function checkMode(
     throw new UnsupportedModelError(labelOfConfig(model), modes, {
       operation: `agent mode "${mode}"`,
       supportedLabel: "Modes it can run",
+      advice: `Set agentConfig.mode to ${modes.map((m) => `"${m}"`).join(" or ")}, or agentConfig.model to ${MODELS_FOR[mode]}`,
     });
   }
 }

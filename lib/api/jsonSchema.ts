@@ -5,6 +5,15 @@
  */
 import { z } from "zod";
 import { ServiceValidationError } from "../errors.js";
+import { MAX_JSON_DEPTH, nestingExcess } from "./nesting.js";
+
+/**
+ * The most an extract schema may be: levels of objects and arrays in the JSON Schema document
+ * (its root is level 1; an object property costs two, `properties` and the property), and values
+ * in it all told. Past them it is refused before any work: converting it, keying the server
+ * cache by it and sending it to the model all walk it level by level.
+ */
+export const JSON_SCHEMA_LIMITS = { depth: MAX_JSON_DEPTH, nodes: 10_000 } as const;
 
 const toJson = new WeakMap<z.ZodType, Record<string, unknown>>();
 const fromJson = new WeakMap<object, z.ZodType>();
@@ -17,6 +26,7 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
       string,
       unknown
     >;
+    refuseOversized(json);
     refuseRecursion(json);
     toJson.set(schema, json);
     fromJson.set(json, schema);
@@ -28,6 +38,7 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
 export function zodSchemaOf(json: Record<string, unknown>): z.ZodType {
   let schema = fromJson.get(json);
   if (!schema) {
+    refuseOversized(json);
     refuseRecursion(json);
     try {
       schema = z.fromJSONSchema(
@@ -44,6 +55,30 @@ export function zodSchemaOf(json: Record<string, unknown>): z.ZodType {
     fromJson.set(json, schema);
   }
   return schema;
+}
+
+/** Why a JSON Schema is past JSON_SCHEMA_LIMITS (a sentence for the caller), or undefined. */
+export function oversizedSchema(json: unknown): string | undefined {
+  const { depth, nodes } = JSON_SCHEMA_LIMITS;
+  switch (nestingExcess(json, JSON_SCHEMA_LIMITS)) {
+    case "depth":
+      return `expected a JSON Schema nested at most ${depth} levels deep (objects and arrays of the schema document), but it nests deeper: flatten the data asked for, or type the deep part z.unknown() ({} in JSON Schema)`;
+    case "nodes":
+      return `expected a JSON Schema of at most ${nodes} values all told, but it has more: ask for fewer fields in one call, or shorten the enums`;
+    default:
+      return undefined;
+  }
+}
+
+/** A zod check of the wire's JSON Schema field: refused at parse, before any work. */
+export function schemaWithinLimits(json: unknown, ctx: z.RefinementCtx): void {
+  const why = oversizedSchema(json);
+  if (why) ctx.addIssue({ code: "custom", message: why });
+}
+
+function refuseOversized(json: Record<string, unknown>): void {
+  const why = oversizedSchema(json);
+  if (why) throw new ServiceValidationError("extract.schema", [{ path: [], message: why }]);
 }
 
 /**

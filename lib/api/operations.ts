@@ -20,6 +20,7 @@ import {
   TimeoutSchema,
   VariablesSchema,
 } from "../options.js";
+import { schemaWithinLimits } from "./jsonSchema.js";
 
 export const FrameIdSchema = z
   .string()
@@ -90,6 +91,7 @@ export const IdentifyResultSchema = z.array(ElementIdentitySchema.nullable());
 /** A JSON Schema object, as zod's `z.toJSONSchema` writes one. */
 export const JsonSchemaSchema = z
   .record(z.string(), z.unknown())
+  .superRefine(schemaWithinLimits)
   .describe("The shape of the data, as JSON Schema (draft 2020-12).");
 
 export const ExtractRequestSchema = z.strictObject({

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { LogLevelSchema } from "../log.js";
 import { NavigationOptionsSchema, V3OptionsSchema } from "../options.js";
 import { WireErrorSchema } from "./errors.js";
+import { nestedAtMost } from "./nesting.js";
 import {
   ActRequestSchema,
   AgentEventSchema,
@@ -97,7 +98,11 @@ export const StartBodySchema = z.looseObject({
   systemPrompt: z.string().optional(),
   selfHeal: z.boolean().optional(),
   useTouch: z.boolean().optional(),
-  browserbaseSessionCreateParams: z.record(z.string(), z.unknown()).optional(),
+  // Its userMetadata is kept and shown back: nested no deeper than any caller JSON may be.
+  browserbaseSessionCreateParams: z
+    .record(z.string(), z.unknown())
+    .superRefine(nestedAtMost())
+    .optional(),
   browserbaseSessionID: z.string().min(1).optional(),
   /** Ours, optional on the wire: how the session reads pages and spends, as the client would. */
   wayfarer: z

@@ -5,7 +5,7 @@
  */
 import type { ElementHandle, Page } from "playwright-core";
 import { z } from "zod";
-import { ServiceError, XPathResolutionError } from "../errors.js";
+import { InvalidSelectorError, ServiceError, XPathResolutionError } from "../errors.js";
 import { parseInput, TimeoutSchema } from "../options.js";
 import { readableError } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, sleep, withTimeout } from "../timeout.js";
@@ -65,7 +65,8 @@ const SCROLL = inPage((el: Element, { to, by }: { to?: number; by?: number }) =>
 });
 
 export class DeepLocator {
-  private readonly parsed: ParsedSelector;
+  /** A selector that cannot be read fails its first action, as Playwright's locators do. */
+  private readonly parsed: ParsedSelector | InvalidSelectorError;
 
   constructor(
     private readonly page: Page,
@@ -83,7 +84,8 @@ export class DeepLocator {
     try {
       this.parsed = parseSelector(selector);
     } catch (error) {
-      throw new ServiceError(`deepLocator: ${(error as Error).message}`, { cause: error });
+      if (!(error instanceof InvalidSelectorError)) throw error;
+      this.parsed = error;
     }
   }
 
@@ -287,7 +289,7 @@ export class DeepLocator {
         throw this.explain(new AmbiguousSelectorError(this.selector, found.handles.length));
       }
       this.lastMiss = found.note ?? "no match";
-      if (this.present) throw this.explain(new Error(`${this.selector} matches nothing now`));
+      if (this.present) throw new XPathResolutionError(this.selector, "it matches nothing now");
       if (attempt === 0)
         deadline.step(found.note ? `waiting: ${found.note}` : "waiting for a match");
     }
@@ -295,8 +297,10 @@ export class DeepLocator {
 
   /** One attempt; undefined when the page was between documents (navigation): try again. */
   private async resolveNow(): Promise<Resolution | undefined> {
+    if (this.parsed instanceof InvalidSelectorError) throw this.parsed;
+    const parsed = this.parsed;
     try {
-      return await resolveSelector(this.page, this.parsed);
+      return await resolveSelector(this.page, parsed);
     } catch (error) {
       if (TRANSIENT.test(error instanceof Error ? error.message : "")) {
         this.lastMiss = "the page was navigating";
@@ -309,12 +313,6 @@ export class DeepLocator {
   private explain(error: unknown): unknown {
     if (error instanceof AmbiguousSelectorError) {
       return new ServiceError(`${this}: ${error.message}. Make the selector more specific.`, {
-        cause: error,
-      });
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    if (/is not a valid XPath expression|contains an invalid|not a valid.*XPath/i.test(message)) {
-      return new XPathResolutionError(this.selector, "it is not a valid XPath expression", {
         cause: error,
       });
     }

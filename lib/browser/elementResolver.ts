@@ -4,7 +4,7 @@
  * closed ones through CDP.
  */
 import type { ElementHandle, Frame, JSHandle, Page } from "playwright-core";
-import { ContentFrameNotFoundError } from "../errors.js";
+import { ContentFrameNotFoundError, InvalidSelectorError, ServiceError } from "../errors.js";
 import { closedShadowRoot } from "./closedShadowRoot.js";
 import { inPage } from "./inPage.js";
 import {
@@ -37,7 +37,37 @@ export function describePart(part: SelectorPart): string {
   return part.kind === "xpath" ? `xpath=${part.xpath}` : part.css;
 }
 
+/**
+ * The elements a selector matches now. A selector the page's XPath or CSS engine cannot read
+ * is an InvalidSelectorError: no waiting or retrying makes it match.
+ */
 export async function resolveSelector(page: Page, parsed: ParsedSelector): Promise<Resolution> {
+  try {
+    return await resolveParts(page, parsed);
+  } catch (error) {
+    throw invalidSelector(parsed.source, error) ?? error;
+  }
+}
+
+/** The engines' words for a selector they cannot read, and ours for each. */
+const UNREADABLE: [RegExp, (m: RegExpMatchArray) => string][] = [
+  [/is not a valid XPath expression/, () => "it is not a valid XPath expression"],
+  [/(Unexpected token "[^"]*") while parsing css selector/, (m) => `it is not valid CSS (${m[1]})`],
+  [/Unknown engine "([^"]*)"/, (m) => `"${m[1]}=" names no selector engine`],
+  [/is not a valid selector/, () => "it is not a valid CSS selector"],
+];
+
+/** The InvalidSelectorError an engine's refusal means; undefined for any other failure. */
+function invalidSelector(source: string, error: unknown): InvalidSelectorError | undefined {
+  if (!(error instanceof Error) || error instanceof ServiceError) return undefined;
+  for (const [pattern, reason] of UNREADABLE) {
+    const m = error.message.match(pattern);
+    if (m) return new InvalidSelectorError(source, reason(m), { cause: error });
+  }
+  return undefined;
+}
+
+async function resolveParts(page: Page, parsed: ParsedSelector): Promise<Resolution> {
   let frame = page.mainFrame();
   for (const hop of parsed.frames) {
     const { handles, note } = await matchIn(page, frame, hop);

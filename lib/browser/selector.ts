@@ -6,7 +6,7 @@
  * - CSS (anything else), with `>>` between frame hops: `iframe#pay >> button.submit`.
  */
 
-import { XPathResolutionError } from "../errors.js";
+import { InvalidSelectorError, XPathResolutionError } from "../errors.js";
 
 export type SelectorPart = { kind: "xpath"; xpath: string } | { kind: "css"; css: string };
 
@@ -17,13 +17,20 @@ export interface ParsedSelector {
   target: SelectorPart;
 }
 
+/**
+ * What can be told without a page is checked here (an InvalidSelectorError); what only the
+ * page's XPath and CSS engines can tell is checked when the selector is resolved.
+ */
 export function parseSelector(selector: string): ParsedSelector {
   const source = selector;
   const trimmed = selector.trim();
-  if (!trimmed) throw new Error("the selector is empty");
+  const invalid = (reason: string) => new InvalidSelectorError(selector, reason);
+  if (!trimmed) throw invalid("it is empty");
   if (trimmed.startsWith("xpath=") || trimmed.startsWith("/") || trimmed.startsWith("(")) {
     const xpath = trimmed.startsWith("xpath=") ? trimmed.slice("xpath=".length).trim() : trimmed;
-    if (!xpath) throw new Error(`"${selector}" has no XPath after "xpath="`);
+    if (!xpath) throw invalid('there is no XPath after "xpath="');
+    const unbalanced = unbalancedIn(xpath);
+    if (unbalanced) throw invalid(unbalanced);
     const parts = splitXPathAtFrames(xpath).map((x): SelectorPart => ({ kind: "xpath", xpath: x }));
     return { source, frames: parts.slice(0, -1), target: parts[parts.length - 1]! };
   }
@@ -31,10 +38,29 @@ export function parseSelector(selector: string): ParsedSelector {
     .split(">>")
     .map((s) => s.trim())
     .map((css): SelectorPart => {
-      if (!css) throw new Error(`"${selector}" has an empty part around ">>"`);
+      if (!css) throw invalid('it has an empty part around ">>"');
       return { kind: "css", css };
     });
   return { source, frames: parts.slice(0, -1), target: parts[parts.length - 1]! };
+}
+
+/** Why an XPath's brackets, parentheses or quotes do not pair up; undefined when they do. */
+function unbalancedIn(xpath: string): string | undefined {
+  const open: string[] = [];
+  let quote: string | undefined;
+  for (const ch of xpath) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === "[" || ch === "(") open.push(ch);
+    else if (ch === "]" || ch === ")") {
+      const expected = ch === "]" ? "[" : "(";
+      if (open.pop() !== expected) return `its "${ch}" closes no "${expected}"`;
+    }
+  }
+  if (quote) return `its quoted string (from ${quote}) is not closed`;
+  if (open.length) return `its "${open.at(-1)}" is not closed`;
+  return undefined;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ActRequest, ActResult, ElementIdentity } from "../api/operations.j
 import type { Context } from "../browser/context.js";
 import { identityOfElement, sameIdentity } from "../browser/elementIdentity.js";
 import type { Page } from "../browser/page.js";
-import { ServiceValidationError } from "../errors.js";
+import { InvalidSelectorError, ServiceValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Action, Variables } from "../options.js";
 import { rawDetail, readableMessage } from "../readableError.js";
@@ -139,8 +139,11 @@ async function attempt(
     });
     return identified(done(action, [action]));
   } catch (error) {
-    // A missing variable is the caller's to fix, not a page that changed.
-    if (error instanceof ServiceValidationError) throw error;
+    // A missing variable or a selector no page can match is the caller's to fix, not a page
+    // that changed.
+    if (error instanceof ServiceValidationError || error instanceof InvalidSelectorError) {
+      throw error;
+    }
     // A value refused where it does not belong is not healed onto another element.
     if (error instanceof VariableOriginRefused) {
       return identified(failure(error, action, options, settings.logger));

@@ -4,7 +4,14 @@
  */
 import type { Context } from "../browser/context.js";
 import type { Page } from "../browser/page.js";
-import { ServiceError } from "../errors.js";
+import {
+  ContentFrameNotFoundError,
+  PageNotFoundError,
+  ServiceError,
+  ServiceIframeError,
+  ServiceShadowRootMissingError,
+  XPathResolutionError,
+} from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Mask } from "../snapshot/quoting.js";
 import { type Snapshot, takeSnapshot } from "../snapshot/snapshot.js";
@@ -29,19 +36,54 @@ export async function snapshotFor(
   settings: SnapshotSettings,
   deadline: Deadline,
 ): Promise<Snapshot> {
-  return takeSnapshot(
-    page.playwrightPage,
-    {
-      selector: options.selector,
-      ignoreSelectors: options.ignoreSelectors,
-      domSettleTimeout: settings.domSettleTimeout,
-      tokenBudget: settings.outlineTokenBudget,
-      mask: settings.mask?.(),
-      identities: options.identities,
-    },
-    deadline,
-    settings.logger,
-  );
+  try {
+    return await takeSnapshot(
+      page.playwrightPage,
+      {
+        selector: options.selector,
+        ignoreSelectors: options.ignoreSelectors,
+        domSettleTimeout: settings.domSettleTimeout,
+        tokenBudget: settings.outlineTokenBudget,
+        mask: settings.mask?.(),
+        identities: options.identities,
+      },
+      deadline,
+      settings.logger,
+    );
+  } catch (error) {
+    throw namingTheField(error, options);
+  }
+}
+
+/** The errors of a selector the caller gave, each the caller's to fix. */
+const SELECTOR_ERRORS = [
+  XPathResolutionError,
+  ContentFrameNotFoundError,
+  ServiceIframeError,
+  ServiceShadowRootMissingError,
+];
+
+/**
+ * A scope or ignore selector's error, its message led by the option it came from: the resolver
+ * below knows the selector, not which option held it. The scope is resolved first.
+ */
+function namingTheField(
+  error: unknown,
+  options: { selector?: string; ignoreSelectors?: string[] },
+): unknown {
+  if (!SELECTOR_ERRORS.some((type) => error instanceof type)) return error;
+  const failed = error as ServiceError;
+  const quoted = (selector: string) => failed.message.includes(selector);
+  const index = options.ignoreSelectors?.findIndex(quoted) ?? -1;
+  const field =
+    options.selector !== undefined && (index < 0 || quoted(options.selector))
+      ? "options.selector"
+      : index >= 0
+        ? `options.ignoreSelectors[${index}]`
+        : undefined;
+  if (field === undefined) return error;
+  failed.message = `${field}: ${failed.message}`;
+  return failed;
 }
 
 /** The active page; a call with no page named works there. */
@@ -58,8 +100,9 @@ export async function pageById(context: Context, frameId: string | undefined): P
   const ids = await Promise.all(pages.map((p) => p.frameId().catch(() => undefined)));
   const found = pages[ids.indexOf(frameId)];
   if (!found) {
-    throw new ServiceError(
-      `No open page has frameId ${frameId}: it was closed, or it belongs to another client.`,
+    throw new PageNotFoundError(
+      frameId,
+      ids.filter((id): id is string => id !== undefined),
     );
   }
   return found;

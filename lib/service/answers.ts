@@ -8,9 +8,12 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { toWireError } from "../api/errors.js";
 import type { AgentEvent } from "../api/operations.js";
 import type { StreamFrame } from "../api/v1.js";
-import { NavigationRefusedError, ServiceError, ServiceValidationError } from "../errors.js";
+import { errorEntryOfInstance } from "../errorRegistry.js";
+import { ServiceError, ServiceTimeoutError } from "../errors.js";
 import type { LogLine } from "../log.js";
 import { readableMessage } from "../readableError.js";
+import { isPlaywrightTimeout } from "../timeout.js";
+import { QuotaExceeded } from "./quotas.js";
 import {
   OwnerUnreachable,
   ServiceFull,
@@ -19,7 +22,6 @@ import {
   SessionGone,
   SessionNotFound,
 } from "./serviceErrors.js";
-import { QuotaExceeded } from "./quotas.js";
 import type { OperationSink } from "./session.js";
 
 /** The header `x-stream-response` when given (it wins), else the body's `streamResponse`. */
@@ -30,16 +32,23 @@ export function wantsStream(request: FastifyRequest): boolean {
   return body?.streamResponse === true;
 }
 
+/**
+ * The status of a failure, from its class: the service's own refusals here, every library error
+ * by its registry entry (docs/reference/errors.md). 500 is left for what is the service's to
+ * look at: an error of no known class, or one the registry gives 500.
+ */
 export function statusOf(error: unknown): number {
-  if (error instanceof ServiceValidationError || error instanceof NavigationRefusedError)
-    return 400;
   if (error instanceof SessionNotFound) return 404;
   if (error instanceof SessionBusyError) return 409;
   if (error instanceof QuotaExceeded) return 429;
   if (error instanceof ServiceFull || error instanceof ServiceStopping) return 503;
   if (error instanceof SessionGone) return 410;
   if (error instanceof OwnerUnreachable) return 502;
-  return 500;
+  // The browser's launch is bounded by the operator's launch timeout, not by the caller's.
+  if (error instanceof ServiceTimeoutError && error.method === "init") return 500;
+  // Playwright's own, should one ever get past our wrappers: a deadline passed.
+  if (isPlaywrightTimeout(error)) return 504;
+  return errorEntryOfInstance(error)?.status ?? 500;
 }
 
 export function failureBody(error: unknown) {

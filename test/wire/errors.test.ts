@@ -36,6 +36,8 @@ const samples: errors.ServiceError[] = [
   new errors.ServiceDomProcessError("the renderer crashed"),
   new errors.ServiceEvalError("ReferenceError: x is not defined"),
   new errors.XPathResolutionError("//div[9]"),
+  new errors.InvalidSelectorError("//div[[", 'its "[" is not closed'),
+  new errors.PageNotFoundError("8D3C1F", ["A1B2C3"]),
   new errors.ServiceIframeError("iframe#pay", "not loaded"),
   new errors.ContentFrameNotFoundError("div >> p"),
   new errors.ServiceShadowRootMissingError("//x-card"),
