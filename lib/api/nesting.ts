@@ -5,6 +5,7 @@
  * may recurse freely.
  */
 import type { z } from "zod";
+import { ServiceValidationError } from "../errors.js";
 
 /** How deep any value a caller sends may nest (objects and arrays, the value itself level 1). */
 export const MAX_JSON_DEPTH = 64;
@@ -61,6 +62,20 @@ export function nestedAtMost(depth: number = MAX_JSON_DEPTH) {
       message: `expected JSON nested at most ${depth} levels deep (objects and arrays), but it nests deeper: flatten it`,
     });
   };
+}
+
+/**
+ * A whole request body nested past MAX_BODY_DEPTH, as the 400 to answer; undefined when it is
+ * within. For the JSON parser that sees every body before any route (or forward) walks it.
+ */
+export function deepBodyRefusal(body: unknown): ServiceValidationError | undefined {
+  if (nestingExcess(body, { depth: MAX_BODY_DEPTH }) === undefined) return undefined;
+  return new ServiceValidationError("body", [
+    {
+      path: [],
+      message: `expected JSON nested at most ${MAX_BODY_DEPTH} levels deep (objects and arrays), but it nests deeper: flatten it`,
+    },
+  ]);
 }
 
 function isContainer(value: unknown): value is object {
