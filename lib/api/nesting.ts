@@ -14,7 +14,7 @@ export const MAX_JSON_DEPTH = 64;
  * How deep a whole request body may nest: room for a value of MAX_JSON_DEPTH inside the body's
  * own fields (for the service's JSON parser, which sees every body before any route).
  */
-export const MAX_BODY_DEPTH = 128;
+export const MAX_BODY_DEPTH = 512;
 
 export interface NestingLimits {
   /** Levels of objects and arrays; the value itself is level 1. */

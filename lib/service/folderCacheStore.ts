@@ -34,6 +34,11 @@ export class FolderCacheStore implements ServerCacheStore {
     this.ready = this.start(secretFile).catch(() => undefined);
   }
 
+  /** Once its start (the secret, the scan) is over: nothing of it writes after the service. */
+  async close(): Promise<void> {
+    await this.ready;
+  }
+
   /** Entries kept and their bytes, as the index counts them. */
   async usage(): Promise<{ entries: number; bytes: number }> {
     await this.ready;

@@ -5,6 +5,7 @@
 import { hostname } from "node:os";
 import { join } from "node:path";
 import Fastify, { type FastifyInstance } from "fastify";
+import { deepBodyRefusal } from "../api/nesting.js";
 import { ServiceValidationError } from "../errors.js";
 import { failureBody } from "./answers.js";
 import { BrowserAccess } from "./browserAccess.js";
@@ -67,14 +68,20 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, text, done) => {
     if (text === "" || text === undefined) return done(null, {});
+    let body: unknown;
     try {
-      done(null, JSON.parse(text as string));
+      body = JSON.parse(text as string);
     } catch {
-      done(
+      return done(
         new ServiceValidationError("body", [{ path: [], message: "expected a JSON body" }]),
         undefined,
       );
     }
+    // Before any route or forward walks it: a body nested thousands deep never reaches a
+    // recursive walk (a JSON.stringify on the way to another instance, say).
+    const tooDeep = deepBodyRefusal(body);
+    if (tooDeep) return done(tooDeep, undefined);
+    done(null, body);
   });
   // Fastify's own refusals (a body too large: 413) keep their status, in our shape.
   app.setErrorHandler((error: unknown, _request, reply) => {
@@ -146,9 +153,11 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
 
   app.register(healthRoutes({ ready: () => !closing }));
   app.register(sessionRoutes({ sessions, config, keys, cluster }));
-  const cache = !config.serverCache
-    ? undefined
-    : (cluster?.cache ?? new FolderCacheStore(join(config.dataDir, "cache"), config.cacheLimits));
+  const folderCache =
+    config.serverCache && !cluster
+      ? new FolderCacheStore(join(config.dataDir, "cache"), config.cacheLimits)
+      : undefined;
+  const cache = !config.serverCache ? undefined : (cluster?.cache ?? folderCache);
   app.register(operationRoutes({ sessions, rule: config.rule, cache }));
   const access = new BrowserAccess(sessions, cluster);
   access.attach(app.server);
@@ -168,6 +177,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     async close() {
       closing = true;
       await sessions.endAll();
+      await folderCache?.close();
       await cluster?.close();
       // Every operation is answered by now; a client's kept-alive connection must not hold the
       // exit (app.close() ends only the idle ones, once, when it starts).

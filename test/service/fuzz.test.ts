@@ -261,7 +261,15 @@ const CALLER_ERRORS: CallerError[] = [
   },
   {
     operation: "extract",
+    // Deeper than any body may nest: refused by the JSON parser before any route reads it.
     body: `{"instruction":"x","schema":${deepSchema(3_000)}}`,
+    status: 400,
+    name: "ServiceValidationError",
+    says: /nested at most 512 levels deep.* → at body$/,
+  },
+  {
+    operation: "extract",
+    body: `{"instruction":"x","schema":${deepSchema(100)}}`,
     status: 400,
     name: "ServiceValidationError",
     says: /at most 64 levels deep.* → at extract body\.schema$/,
@@ -381,8 +389,10 @@ describe("bodies nested thousands of levels deep", () => {
             problems.push(`a 400 naming nothing: ${where}`);
           }
         }
+        // Refused as a body before any route reads it (a forward to another instance included).
         const end = await service.call("POST", "/v1/sessions/no-such-session/end", { body: deep });
-        expect(end.status).toBe(404);
+        expect(end.status).toBe(400);
+        expect(end.body.message).toContain("nested at most 512 levels");
       }
       expect(problems).toEqual([]);
       // Still serving, the live session too.
@@ -391,7 +401,11 @@ describe("bodies nested thousands of levels deep", () => {
       expect(extract.status).toBe(200);
       const view = await service.call("GET", `/v1/sessions/${id}`);
       expect(view.status).toBe(200);
-      const end = await service.call("POST", `/v1/sessions/${id}/end`, { body: nested(3_000) });
+      // A deep body is refused before /end reads it: the session lives on until a plain /end.
+      const deepEnd = await service.call("POST", `/v1/sessions/${id}/end`, { body: nested(3_000) });
+      expect(deepEnd.status).toBe(400);
+      expect((await service.call("GET", `/v1/sessions/${id}`)).status).toBe(200);
+      const end = await service.call("POST", `/v1/sessions/${id}/end`, { body: {} });
       expect(end.status).toBe(200);
     }).finally(async () => {
       for (const other of started) await service.call("POST", `/v1/sessions/${other}/end`);
