@@ -20,8 +20,9 @@
  *   given this way on a host with none.
  * - Libraries (LD_LIBRARY_PATH): the pack's binary links NSS, NSPR and expat from its own
  *   folder (chromiumPack.ts adds it); a system Chrome in a custom prefix may need it too.
- * - Display (DISPLAY, XAUTHORITY, WAYLAND_DISPLAY, XDG_RUNTIME_DIR, XDG_SESSION_TYPE): a headful
- *   browser opens its window there (Xvfb in CI); Chromium picks X11 or Wayland from them.
+ * - Display (DISPLAY, XAUTHORITY, WAYLAND_DISPLAY, XDG_SESSION_TYPE; XDG_RUNTIME_DIR only with
+ *   WAYLAND_DISPLAY, since the session bus sits there too): a headful browser opens its window
+ *   there (Xvfb in CI); Chromium picks X11 or Wayland from them.
  * - XDG base folders (XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_DATA_DIRS,
  *   XDG_CONFIG_DIRS): where fontconfig and GTK read user fonts and settings.
  * - CHROME_DEVEL_SANDBOX: where a system Chrome finds its setuid sandbox on hosts without user
@@ -104,6 +105,9 @@ export function browserEnv({
   for (const [name, value] of Object.entries(inherited)) {
     if (value !== undefined && allowedInBrowser(name)) passed[name] = value;
   }
+  // libdbus finds the user's session bus at $XDG_RUNTIME_DIR/bus: the folder goes only to a
+  // browser that needs it for its Wayland socket.
+  if (!passed.WAYLAND_DISPLAY) delete passed.XDG_RUNTIME_DIR;
   Object.assign(passed, executable);
   passed.HOME ||= tmp;
   passed.TMPDIR = tmp;

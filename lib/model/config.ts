@@ -9,8 +9,10 @@ const Headers = z
   .record(z.string(), z.string())
   .describe("Extra HTTP headers on every model request; credential-like ones are redacted.");
 const Url = z.url({ error: "expected an absolute URL" });
+// Trimmed: a blank key would let a provider package fall back to the environment's own.
 const ApiKey = z
   .string()
+  .trim()
   .min(1)
   .describe("The provider's key; wins over its environment variable. Redacted everywhere.");
 const BaseUrl = Url.describe(
@@ -27,6 +29,10 @@ export const ModelNameSchema = z
   .string({ error: 'expected a model name such as "openai/gpt-4.1-mini"' })
   .trim()
   .min(1, { error: 'expected a model name such as "openai/gpt-4.1-mini"' })
+  // It becomes part of a provider's URL path: nothing that moves or ends that path.
+  .refine((name) => !/[\s?#%\\]/.test(name) && !/(^|\/)\.\.?(\/|$)/.test(name), {
+    error: "expected a model name without spaces, ?, #, %, \\ or . / .. segments",
+  })
   .describe('`"provider/model"`, e.g. `"openai/gpt-4.1-mini"`; a bare name takes `provider`.');
 
 export const GenericModelConfigSchema = z.strictObject({

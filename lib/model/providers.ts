@@ -249,6 +249,9 @@ function vertex(
     baseURL: options.baseURL ?? config.baseURL,
     headers: { ...config.headers, ...options.headers },
     fetch,
+    // Given, or "": the package would otherwise read GOOGLE_VERTEX_API_KEY itself ("express
+    // mode"), whoever's endpoint this is.
+    apiKey: config.apiKey ?? "",
     googleAuthOptions: {
       credentials: auth.credentials,
       scopes: auth.scopes ?? ["https://www.googleapis.com/auth/cloud-platform"],

@@ -145,7 +145,8 @@ export async function judgeHost(
   const addresses = await lookup(h);
   for (const address of addresses) {
     const why = allowedAddress(address, rule) ? undefined : refusalOf(address, rule);
-    if (why) return { refused: `${h} resolves to ${address}: ${why}` };
+    // The kind, not the address: a caller must not map a network by what its names resolve to.
+    if (why) return { refused: `${h} resolves to ${why.replace(/^it is /, "")}` };
   }
   return { addresses };
 }

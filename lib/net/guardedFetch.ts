@@ -8,8 +8,11 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { Readable } from "node:stream";
+import { pipeline, Readable, Transform } from "node:stream";
 import { type AddressRule, judgeHost, type Lookup } from "./addressRule.js";
+
+/** The most a caller's endpoint may answer (a model's answer is far smaller). */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** A host the rule refuses, or that resolves to nothing: no connection was opened. */
 export class RefusedAddressError extends Error {
@@ -62,7 +65,7 @@ function send(
         headers,
         lookup: pinned,
         // A literal address is kept as it is; a name is what TLS checks the certificate against.
-        ...(url.protocol === "https:" && isIP(url.hostname) === 0
+        ...(url.protocol === "https:" && isIP(url.hostname.replace(/^\[|\]$/g, "")) === 0
           ? { servername: url.hostname }
           : {}),
         signal: request.signal,
@@ -76,8 +79,19 @@ function send(
         const status = incoming.statusCode ?? 502;
         const empty = status === 204 || status === 304 || request.method === "HEAD";
         if (empty) incoming.resume();
+        // An endpoint of the caller's may answer without end: past the cap the answer is cut.
+        const capped = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            received += chunk.length;
+            if (received > MAX_ANSWER_BYTES) {
+              done(new RefusedAddressError(`the answer passed ${MAX_ANSWER_BYTES} bytes`));
+            } else done(null, chunk);
+          },
+        });
+        let received = 0;
+        if (!empty) pipeline(incoming, capped, () => {});
         resolve(
-          new Response(empty ? null : (Readable.toWeb(incoming) as ReadableStream), {
+          new Response(empty ? null : (Readable.toWeb(capped) as ReadableStream), {
             status,
             statusText: incoming.statusMessage,
             headers: answer,

@@ -74,12 +74,30 @@ function whileConnected(reply: FastifyReply): AbortSignal {
   return gone.signal;
 }
 
+/**
+ * A failure as one JSON body, with what tells a client's retry loop when trying again helps:
+ * `retry-after` when the error knows (a minute's budget), and `x-should-retry: false` for a 429
+ * that waiting a few seconds cannot lift (a project's sessions, a day's budget, a token cap), so
+ * SDKs that retry every 429 (the generated ones: twice, with backoff) do not ask in vain.
+ */
+export function sendFailure(reply: FastifyReply, error: unknown) {
+  const status = statusOf(error);
+  const after = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  if (typeof after === "number" && Number.isFinite(after)) {
+    reply.header("retry-after", String(Math.max(0, Math.ceil(after))));
+  }
+  if (status === 429 && !(typeof after === "number" && after <= 60)) {
+    reply.header("x-should-retry", "false");
+  }
+  return reply.code(status).send(failureBody(error));
+}
+
 /** A platform route's answer: the object itself (as the platform API answers), or a failure. */
 export async function answerPlain(reply: FastifyReply, work: () => Promise<unknown>) {
   try {
     return reply.send(await work());
   } catch (error) {
-    return reply.code(statusOf(error)).send(failureBody(error));
+    return sendFailure(reply, error);
   }
 }
 
@@ -96,7 +114,7 @@ export async function answerJson(
     const ms = (performance.now() - started).toFixed(1);
     return reply.header("server-timing", `op;dur=${ms}`).send({ success: true, data });
   } catch (error) {
-    return reply.code(statusOf(error)).send(failureBody(error));
+    return sendFailure(reply, error);
   }
 }
 

@@ -19,6 +19,18 @@ const MODEL_PATHS = [
 
 type Loose = Record<string, unknown>;
 
+/**
+ * The caller's model key of a request (`x-model-api-key`), trimmed; undefined when absent or
+ * blank (a blank key would let a provider package fall back to the environment's).
+ */
+export function callerModelKey(
+  headers: Record<string, string | string[] | undefined>,
+): string | undefined {
+  const value = headers["x-model-api-key"];
+  const key = typeof value === "string" ? value.trim() : "";
+  return key === "" ? undefined : key;
+}
+
 /** Throws the 400 for the first model the service may not call for this caller. */
 export async function checkCallerModels(
   body: unknown,

@@ -8,10 +8,10 @@ import type { CDPSession } from "playwright-core";
 import type { Context, PageLimit } from "../browser/context.js";
 import type { Engine, Operations } from "../engine/engine.js";
 import { createEngine } from "../engine/select.js";
-import { serviceModelAccess } from "../model/modelAccess.js";
 import { ServiceError } from "../errors.js";
 import { Logger, type LogLevel, type LogLine } from "../log.js";
 import { type MetricsGroup, MetricsRecorder, type Usage } from "../metrics.js";
+import { serviceModelAccess } from "../model/modelAccess.js";
 import type { SpendGuard } from "../model/modelClient.js";
 import type { AddressRule } from "../net/addressRule.js";
 import { V3OptionsSchema } from "../options.js";
@@ -41,6 +41,8 @@ export interface SessionInit {
   };
   /** Platform fields a local browser has no use for: accepted, and said so in the log. */
   ignored?: string[];
+  /** What the service changed of what was asked (a value cut to its limit), for the log. */
+  notes?: string[];
   rule: AddressRule;
   /** Secrets of the service the session's logger must never show (API keys). */
   secrets: string[];
@@ -184,6 +186,7 @@ export class Session {
         `accepted and ignored (a local browser has no use for them): ${init.ignored.join(", ")}`,
       );
     }
+    for (const note of init.notes ?? []) logger.info("session", note);
     return self;
   }
 

@@ -24,6 +24,10 @@ export interface AskedAtStart {
 export interface Capped {
   client: ClientSettings;
   viewport: Viewport | undefined;
+  /** The platform `timeout`, seconds, cut to the service's longest. */
+  timeoutSeconds: number | undefined;
+  /** What was cut, for the session's log. */
+  notes: string[];
 }
 
 const DEFAULTS = V3OptionsSchema.pick({ maxChunksPerCall: true, outlineTokenBudget: true }).parse(
@@ -70,12 +74,15 @@ export function capStart(asked: AskedAtStart, limits: ServiceLimits): Capped {
       );
     }
   }
+  // Cut, not refused: the platform allows 6 hours, and v3 clients send what their users set.
   const longest = Math.floor(limits.keepAliveMaxMs / 1000);
-  if (asked.timeoutSeconds !== undefined && asked.timeoutSeconds > longest) {
-    over(
-      [PARAMS, "timeout"],
-      `at most ${longest} seconds on this service (WAYFARER_KEEPALIVE_MAX_MS ${limits.keepAliveMaxMs}); got ${asked.timeoutSeconds}`,
+  const notes: string[] = [];
+  let timeoutSeconds = asked.timeoutSeconds;
+  if (timeoutSeconds !== undefined && timeoutSeconds > longest) {
+    notes.push(
+      `browserbaseSessionCreateParams.timeout ${timeoutSeconds} s cut to ${longest} s, the longest on this service (WAYFARER_KEEPALIVE_MAX_MS)`,
     );
+    timeoutSeconds = longest;
   }
   if (issues.length) throw new ServiceValidationError("start body", issues);
   client.maxChunksPerCall ??= Math.min(DEFAULTS.maxChunksPerCall, limits.maxChunksPerCall);
@@ -90,5 +97,5 @@ export function capStart(asked: AskedAtStart, limits: ServiceLimits): Capped {
           width: Math.min(DEFAULT_WINDOW.width, max.width),
           height: Math.min(DEFAULT_WINDOW.height, max.height),
         });
-  return { client, viewport };
+  return { client, viewport, timeoutSeconds, notes };
 }

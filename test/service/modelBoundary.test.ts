@@ -107,6 +107,19 @@ describe("the model boundary", () => {
         const answer = await extract(id, model);
         expect(answer.status, JSON.stringify(model)).toBe(400);
       }
+      // A blank key is no key: a provider package would fall back to the environment's.
+      const blank = await extract(id, {
+        modelName: "bedrock/anthropic.claude-3-5-sonnet",
+        apiKey: "   ",
+        baseURL: kit.url,
+      });
+      expect(blank.status).toBe(400);
+      expect(blank.body.message).toContain("options.model.apiKey");
+      // A model name is part of a URL path: nothing that moves it elsewhere.
+      for (const modelName of ["google/../files/x", "openai/gpt?x=1", "openai/a#b"]) {
+        const moved = await extract(id, modelName);
+        expect(moved.status, modelName).toBe(400);
+      }
       const agent = await service.call("POST", `/v1/sessions/${id}/agentExecute`, {
         body: {
           agentConfig: { executionModel: { modelName: "openai/gpt-4.1-mini", baseURL: kit.url } },

@@ -76,6 +76,8 @@ describe("sessions per project", () => {
       expect(refused.status).toBe(429);
       expect(refused.body.message).toContain("WAYFARER_PROJECT_MAX_SESSIONS");
       expect(refused.body.error).toMatchObject({ name: "QuotaExceeded", code: "QUOTA_EXCEEDED" });
+      // Waiting a few seconds does not lift it: SDKs that retry every 429 are told not to.
+      expect(refused.headers.get("x-should-retry")).toBe("false");
       // The service has room (4): beta is not held back by alpha.
       const other = await start(service, { key: KEYS.beta });
       expect(other.status).toBe(200);
@@ -136,6 +138,10 @@ describe("model tokens per project per minute", () => {
       expect(refused.status).toBe(429);
       expect(refused.body.message).toContain("WAYFARER_PROJECT_TOKENS_PER_MINUTE");
       expect(refused.body.message).toContain(`${2 * PER_CALL} model tokens`);
+      // The minute's budget comes back within the minute: when, in Retry-After.
+      const after = Number(refused.headers.get("retry-after"));
+      expect(after).toBeGreaterThan(0);
+      expect(after).toBeLessThanOrEqual(60);
       expect(paidWith(OPERATOR_KEY)).toBe(2);
       // A stream says so in its error frame.
       const streamed = await service.call("POST", `/v1/sessions/${alpha}/extract`, {
@@ -231,13 +237,19 @@ describe("a keepAlive session's most life", () => {
     }
   });
 
-  it("refuses a platform timeout longer than it: 400 naming the field and the variable", async () => {
-    const refused = await start(service, {
-      body: { browserbaseSessionCreateParams: { timeout: MAX_MS / 1000 + 1 } },
+  it("cuts a platform timeout longer than it to it, and says so in the session's log", async () => {
+    // The platform allows six hours, and v3 clients send what their users set: cut, not refused.
+    const started = await start(service, {
+      body: { verbose: 1, browserbaseSessionCreateParams: { timeout: 3_600 } },
     });
-    expect(refused.status).toBe(400);
-    expect(refused.body.message).toContain("start body.browserbaseSessionCreateParams.timeout");
-    expect(refused.body.message).toContain("WAYFARER_KEEPALIVE_MAX_MS");
+    expect(started.status).toBe(200);
+    const id = started.body.data.sessionId as string;
+    const session = service.service.sessions.find(id);
+    expect(session?.lines.map((l) => l.message).join("\n")).toContain(
+      "timeout 3600 s cut to 3 s, the longest on this service (WAYFARER_KEEPALIVE_MAX_MS)",
+    );
+    await waitUntilGone(session!.browserPid!, MAX_MS + 10_000);
+    expect((await service.call("GET", `/v1/sessions/${id}`)).status).toBe(404);
   });
 });
 

@@ -21,15 +21,8 @@ import { pageById } from "../../handlers/pageSnapshot.js";
 import { type AddressRule, urlRefusal } from "../../net/addressRule.js";
 import type { Action } from "../../options.js";
 import { parseInput } from "../../options.js";
-import {
-  answerJson,
-  answerStream,
-  failureBody,
-  type StreamOut,
-  statusOf,
-  wantsStream,
-} from "../answers.js";
-import { checkCallerModels } from "../modelBoundary.js";
+import { answerJson, answerStream, type StreamOut, sendFailure, wantsStream } from "../answers.js";
+import { callerModelKey, checkCallerModels } from "../modelBoundary.js";
 import { bypassed, type ServerCacheStore, serverCacheKey } from "../serverCache.js";
 import type { Session } from "../session.js";
 import type { Sessions } from "../sessions.js";
@@ -74,8 +67,7 @@ export function operationRoutes(deps: {
       body = parseInput(schema, request.body, where);
       session = deps.sessions.get(id, request.project);
       // The operator's keys only to the operator's endpoints; a caller's endpoint by the rule.
-      const modelKey = request.headers["x-model-api-key"];
-      await checkCallerModels(body, deps.rule, typeof modelKey === "string" ? modelKey : undefined);
+      await checkCallerModels(body, deps.rule, callerModelKey(request.headers));
       // Last, with no wait before the operation claims the session: a second caller gets 409.
       session.assertFree();
       // Values a caller types are painted over in the dashboard's pictures.
@@ -85,7 +77,7 @@ export function operationRoutes(deps: {
       };
       session.rememberValues(options?.variables ?? executeOptions?.variables);
     } catch (error) {
-      return reply.code(statusOf(error)).send(failureBody(error));
+      return sendFailure(reply, error);
     }
     // The run stops when its client goes away or when the session ends (/end is never refused).
     const untilEnd = (gone: AbortSignal) =>

@@ -10,6 +10,7 @@ import { answerJson } from "../answers.js";
 import type { ServiceConfig } from "../config.js";
 import type { KeyRing } from "../keys.js";
 import { dashboardLink, publicBase } from "../links.js";
+import { callerModelKey } from "../modelBoundary.js";
 import type { Session } from "../session.js";
 import type { Sessions } from "../sessions.js";
 import type { Cluster } from "../shared/cluster.js";
@@ -89,17 +90,18 @@ export function sessionRoutes(deps: {
           },
           config.limits,
         );
-        const modelKey = request.headers["x-model-api-key"];
         const session = await sessions.start({
           project: request.project,
           modelName: body.modelName,
-          modelApiKey: typeof modelKey === "string" && modelKey ? modelKey : undefined,
+          modelApiKey: callerModelKey(request.headers),
           verbose: body.verbose,
           systemPrompt: body.systemPrompt,
           selfHeal: body.selfHeal,
           domSettleTimeoutMs: body.domSettleTimeoutMs,
           viewport: capped.viewport,
-          lifetimeMs: params.timeout === undefined ? undefined : params.timeout * 1000,
+          lifetimeMs:
+            capped.timeoutSeconds === undefined ? undefined : capped.timeoutSeconds * 1000,
+          notes: capped.notes,
           keepAlive: params.keepAlive === true,
           userMetadata: params.userMetadata,
           ignored: ignoredFields(params),
