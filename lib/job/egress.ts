@@ -9,22 +9,17 @@
  * also loopback and private ones: on a function the loopback holds the platform's own endpoints
  * (AWS Lambda's runtime API takes the invocation's answer at 127.0.0.1:9001) and private
  * addresses reach the cloud network it runs in; a page on the web has no business there. The
- * job's own page is what its operator asked for: when its host is a loopback or private address
- * (a page on 127.0.0.1 in `npm run demo`, an intranet site), those addresses are let through,
- * as addresses (never the name, which could later resolve elsewhere), and `allowHosts` adds more.
+ * job's own page is what its operator asked for: when its host is written as a loopback or
+ * private address (a page on 127.0.0.1 in `npm run demo`) or is `localhost`, those addresses are
+ * let through. A name is never resolved for this: its DNS belongs to the site, which could point
+ * it at 127.0.0.1 and so open the function's loopback to its own page. An intranet site by name
+ * goes in `allowHosts`.
  */
 import { isIP } from "node:net";
 import { z } from "zod";
 import type { NavigationAllowance } from "../browser/navigationPolicy.js";
 import { ServiceValidationError } from "../errors.js";
-import {
-  type AddressKind,
-  type AddressRule,
-  kindsOf,
-  type Lookup,
-  normalHost,
-  systemLookup,
-} from "../net/addressRule.js";
+import { type AddressKind, type AddressRule, kindsOf, normalHost } from "../net/addressRule.js";
 import type { V3Options } from "../options.js";
 
 export const JobEgressSchema = z
@@ -58,20 +53,18 @@ export function egressFromEnv(value: string | undefined): boolean | undefined {
 export async function jobEgressRule(
   job: { url: string; egress?: JobEgress | undefined },
   allow: NavigationAllowance = {},
-  lookup: Lookup = systemLookup,
 ): Promise<AddressRule | undefined> {
   if (job.egress === false) return undefined;
   const refuse: AddressKind[] = ["loopback", "private"];
   if (!allow.linkLocal) refuse.unshift("link-local");
   const extra = typeof job.egress === "object" ? job.egress.allowHosts : [];
-  return { refuse, allowHosts: [...(await ownAddresses(job.url, lookup)), ...extra] };
+  return { refuse, allowHosts: [...ownAddresses(job.url), ...extra] };
 }
 
-/** The loopback or private addresses of the job's own page (none for a page on the web). */
-async function ownAddresses(url: string, lookup: Lookup): Promise<string[]> {
+/** The loopback or private addresses the job's page is written with (none for a name). */
+function ownAddresses(url: string): string[] {
   const host = normalHost(URL.parse(url)?.hostname ?? "");
-  if (!host) return [];
-  const addresses = isIP(host) ? [host] : await lookup(host);
+  const addresses = host === "localhost" ? ["127.0.0.1", "::1"] : isIP(host) ? [host] : [];
   return addresses.filter((a) => kindsOf(a).some((k) => k === "loopback" || k === "private"));
 }
 

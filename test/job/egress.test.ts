@@ -115,9 +115,14 @@ describe("the job's egress guard", () => {
 
 describe("the job's rule", () => {
   const lookup = async (host: string) =>
-    ({ "shop.test": ["93.184.216.34"], "intranet.test": ["10.1.2.3"] })[host] ?? [];
-  const verdict = async (url: string, host: string) =>
-    judgeHost(host, (await jobEgressRule({ url }, {}, lookup))!, lookup);
+    ({
+      "shop.test": ["93.184.216.34"],
+      "intranet.test": ["10.1.2.3"],
+      // A site on the web whose own DNS points at the function's loopback.
+      "rebound.test": ["127.0.0.1"],
+    })[host] ?? [];
+  const verdict = async (url: string, host: string, egress?: { allowHosts: string[] }) =>
+    judgeHost(host, (await jobEgressRule({ url, egress }, {}))!, lookup);
 
   it("refuses metadata, loopback and private addresses to a page on the web", async () => {
     for (const host of ["169.254.169.254", "metadata.google.internal", "127.0.0.1", "10.0.0.1"]) {
@@ -128,12 +133,24 @@ describe("the job's rule", () => {
     });
   });
 
-  it("lets the job's own loopback or private page through by address, and nothing else", async () => {
+  it("lets the job's own page through when it is written as a loopback or private address, and nothing else", async () => {
     expect(await verdict("http://127.0.0.1:8080/", "127.0.0.1")).toHaveProperty("addresses");
     expect(await verdict("http://127.0.0.1:8080/", "127.0.0.2")).toHaveProperty("refused");
-    expect(await verdict("http://intranet.test/", "10.1.2.3")).toHaveProperty("addresses");
-    expect(await verdict("http://intranet.test/", "10.1.2.4")).toHaveProperty("refused");
+    expect(await verdict("http://localhost:8080/", "127.0.0.1")).toHaveProperty("addresses");
+    expect(await verdict("http://10.1.2.3/", "10.1.2.3")).toHaveProperty("addresses");
     expect(await verdict("http://10.1.2.3/", "169.254.169.254")).toHaveProperty("refused");
+  });
+
+  it("never resolves the page's name to open the guard: a site's DNS is the site's", async () => {
+    // Pointed at 127.0.0.1 by its owner, the page's name opens nothing of the loopback.
+    expect(await verdict("http://rebound.test/", "rebound.test")).toHaveProperty("refused");
+    expect(await verdict("http://rebound.test/", "127.0.0.1")).toHaveProperty("refused");
+    // An intranet page by name is let through when the job lists it.
+    expect(await verdict("http://intranet.test/", "intranet.test")).toHaveProperty("refused");
+    const listed = { allowHosts: ["intranet.test"] };
+    expect(await verdict("http://intranet.test/", "intranet.test", listed)).toHaveProperty(
+      "addresses",
+    );
   });
 
   it("JOB_EGRESS is on or off; anything else is refused, naming it", async () => {
@@ -150,7 +167,7 @@ describe("the job's rule", () => {
   });
 
   it("refuses a browser the guard cannot sit in front of, and names the opt-out", async () => {
-    const rule = await jobEgressRule({ url: "https://shop.test/" }, {}, lookup);
+    const rule = await jobEgressRule({ url: "https://shop.test/" }, {});
     const error = thrown(() =>
       guardedOptions(rule, { localBrowserLaunchOptions: { proxy: { server: "http://p:1" } } }),
     );
