@@ -4,12 +4,11 @@
  * `Authorization: Bearer <CRON_SECRET>`. It runs the job of job.config.ts (as the environment
  * overrides it) inside the function's 60 seconds and answers `{ok: true, data}` or
  * `{ok: false, error}`, with the steps' timings in a Server-Timing header and a one-line JSON
- * log summary. A bad body, or a body URL the navigation policy refuses, is a 400.
+ * log summary. A bad body, or a body URL the job may not open, is a 400.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { job } from "../job.config.js";
-import { navigationRefusal } from "../lib/browser/navigationPolicy.js";
-import { codeOf, ServiceValidationError } from "../lib/errors.js";
+import { codeOf, NavigationRefusedError, ServiceValidationError } from "../lib/errors.js";
 import { resolveJob } from "../lib/job/definition.js";
 import { failureMessage } from "../lib/job/failureMessage.js";
 import { type JobResult, runJob } from "../lib/job/runJob.js";
@@ -52,6 +51,7 @@ async function run(request: Request): Promise<Response> {
   let last: { step?: string; url?: string; screenshot?: Buffer } = {};
   let budgetMs: number | undefined;
   let variables: Variables | undefined;
+  let bodyUrl: unknown;
   // A typed value can come back in a page's URL or in Playwright's raw text: `%name%` there.
   const clean = (text: string) => hideVariables(redactor.text(text), variables);
   const started = Date.now();
@@ -59,7 +59,7 @@ async function run(request: Request): Promise<Response> {
     const body = request.method === "POST" ? await readBody(request) : undefined;
     const definition = resolveJob(job, process.env, body);
     for (const s of urlSecrets(definition.url)) redactor.add(s);
-    await refuseBodyUrl(body);
+    bodyUrl = (body as { url?: unknown } | undefined)?.url;
     variables = definition.variables;
     budgetMs = Math.min(definition.budgetMs ?? MAX_DURATION_MS, MAX_DURATION_MS);
     result = await runJob(definition, { budgetMs, onFailure: (seen) => (last = seen) });
@@ -80,28 +80,19 @@ async function run(request: Request): Promise<Response> {
       },
       started,
     );
-    // Told apart by code, as an error from a remote engine is.
+    // Told apart by code, as an error from a remote engine is. A page the body names that the
+    // job may not open (the navigation policy, the egress guard: refused before any browser
+    // starts) is the caller's mistake; the same page in JOB_URL or job.config.ts is the deployment's.
+    const code = codeOf(error);
     const status =
-      codeOf(error) === ServiceValidationError.code &&
-      (error as ServiceValidationError).where === "request body"
+      (code === ServiceValidationError.code &&
+        (error as ServiceValidationError).where === "request body") ||
+      (code === NavigationRefusedError.code &&
+        bodyUrl !== undefined &&
+        (error as NavigationRefusedError).url === bodyUrl)
         ? 400
         : 500;
     return answer(status, { ok: false, error: message });
-  }
-}
-
-/**
- * A page the POST body names that the navigation policy refuses is the caller's mistake (400),
- * found before any browser starts; the same in JOB_URL or job.config.ts is the deployment's (500).
- */
-async function refuseBodyUrl(body: unknown): Promise<void> {
-  const url = (body as { url?: unknown } | undefined)?.url;
-  if (typeof url !== "string") return;
-  const reason = await navigationRefusal(url);
-  if (reason) {
-    throw new ServiceValidationError("request body", [
-      { path: ["url"], message: `${url} is refused: ${reason}` },
-    ]);
   }
 }
 

@@ -19,8 +19,17 @@ import { isIP } from "node:net";
 import { z } from "zod";
 import type { NavigationAllowance } from "../browser/navigationPolicy.js";
 import { ServiceValidationError } from "../errors.js";
-import { type AddressKind, type AddressRule, kindsOf, normalHost } from "../net/addressRule.js";
+import {
+  type AddressKind,
+  type AddressRule,
+  judgeHost,
+  kindsOf,
+  type Lookup,
+  normalHost,
+  systemLookup,
+} from "../net/addressRule.js";
 import type { V3Options } from "../options.js";
+import { navigationError } from "../readableError.js";
 
 export const JobEgressSchema = z
   .union([
@@ -66,6 +75,34 @@ function ownAddresses(url: string): string[] {
   const host = normalHost(URL.parse(url)?.hostname ?? "");
   const addresses = host === "localhost" ? ["127.0.0.1", "::1"] : isIP(host) ? [host] : [];
   return addresses.filter((a) => kindsOf(a).some((k) => k === "loopback" || k === "private"));
+}
+
+/**
+ * What the guard will make of the job's own page, found before the browser starts: refused
+ * (an intranet name not listed in allowHosts), or a name that resolves to nothing. Through the
+ * guard the first would load the guard's 403 as if it were the page, and the second would fail
+ * as a broken tunnel (https) rather than as the unknown name it is.
+ */
+export async function pageVerdict(
+  url: string,
+  rule: AddressRule,
+  lookup: Lookup = systemLookup,
+): Promise<{ refused?: string; unresolved: boolean }> {
+  const host = URL.parse(url)?.hostname;
+  if (!host) return { unresolved: false };
+  const verdict = await judgeHost(host, rule, lookup);
+  if ("refused" in verdict) {
+    return {
+      refused: `${verdict.refused}, which the job's egress guard refuses (list the host in egress.allowHosts, or set JOB_EGRESS=off)`,
+      unresolved: false,
+    };
+  }
+  return { unresolved: verdict.addresses.length === 0 };
+}
+
+/** The goto step's error for a page whose name resolves to nothing: Chromium's own, as unguarded. */
+export function unresolvedPage(url: string): unknown {
+  return navigationError("goto", url, new Error(`net::ERR_NAME_NOT_RESOLVED at ${url}`));
 }
 
 /**

@@ -17,7 +17,7 @@ import {
 import type { V3Options, Variables } from "../options.js";
 import { withTimeout } from "../timeout.js";
 import type { JobDefinition } from "./definition.js";
-import { guardedOptions, jobEgressRule } from "./egress.js";
+import { guardedOptions, jobEgressRule, pageVerdict, unresolvedPage } from "./egress.js";
 
 /** Kept back from every step for close() and the answer. */
 export const RESERVE_MS = 5_000;
@@ -80,11 +80,15 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
   if (refused) throw new NavigationRefusedError(job.url, refused);
   // The template's intended shape is REMOTE (a hosted browser) when its key is set.
   const env = process.env.WAYFARER_API_KEY ? "REMOTE" : "LOCAL";
-  // A browser of ours sends every request through the egress guard; a hosted one has its own.
-  const guard =
-    (options.client?.env ?? env) === "LOCAL"
-      ? guardedOptions(await jobEgressRule(job, options.allow), options.client)
-      : {};
+  // A browser of ours sends every request through the egress guard (unless the caller's options
+  // give it one of their own); a hosted one has its own.
+  const rule =
+    (options.client?.env ?? env) === "LOCAL" && !options.client?.egress
+      ? await jobEgressRule(job, options.allow)
+      : undefined;
+  const landing = rule ? await pageVerdict(job.url, rule) : { unresolved: false };
+  if (landing.refused) throw new NavigationRefusedError(job.url, landing.refused);
+  const guard = guardedOptions(rule, options.client);
   const client = new Client(
     {
       env,
@@ -131,7 +135,10 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
         const page = client.context.activePage()!;
         await client.context.guardNavigations(options.allow);
         deadline.step("goto");
-        await timed("goto", () => page.goto(job.url, { waitUntil: "load", timeout: left() }));
+        await timed("goto", async () => {
+          if (landing.unresolved) throw unresolvedPage(job.url);
+          await page.goto(job.url, { waitUntil: "load", timeout: left() });
+        });
         if (job.act) {
           deadline.step("act");
           const result = await timed("act", () =>

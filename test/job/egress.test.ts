@@ -12,10 +12,11 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceValidationError } from "../../lib/errors.js";
 import { resolveJob } from "../../lib/job/definition.js";
-import { guardedOptions, jobEgressRule } from "../../lib/job/egress.js";
+import { guardedOptions, jobEgressRule, pageVerdict } from "../../lib/job/egress.js";
 import { runJob } from "../../lib/job/runJob.js";
 import type { LogLine } from "../../lib/log.js";
 import { judgeHost } from "../../lib/net/addressRule.js";
+import { failure } from "../support/failure.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -151,6 +152,25 @@ describe("the job's rule", () => {
     expect(await verdict("http://intranet.test/", "intranet.test", listed)).toHaveProperty(
       "addresses",
     );
+  });
+
+  it("tells before the browser starts that the page itself is refused, or that its name resolves to nothing", async () => {
+    const rule = (await jobEgressRule({ url: "http://intranet.test/" }, {}))!;
+    const refused = await pageVerdict("http://intranet.test/", rule, lookup);
+    expect(refused.refused).toMatch(/^intranet\.test resolves to .*private address/);
+    expect(refused.refused).toContain("egress.allowHosts");
+    expect(await pageVerdict("http://nowhere.test/", rule, lookup)).toEqual({ unresolved: true });
+    expect(await pageVerdict("https://shop.test/", rule, lookup)).toEqual({ unresolved: false });
+    // A run on such a page fails as without the guard: the name did not resolve, at goto.
+    let step: string | undefined;
+    const error = await failure(
+      runJob(resolveJob({ url: "https://no-such-host.invalid/" }, {}), {
+        client: { disablePino: true },
+        onFailure: (last) => (step = last.step),
+      }),
+    );
+    expect(step).toBe("goto");
+    expect(error.message).toContain("net::ERR_NAME_NOT_RESOLVED");
   });
 
   it("JOB_EGRESS is on or off; anything else is refused, naming it", async () => {
