@@ -7,8 +7,10 @@
  * - warm: in one process;
  * - cold with a committed cache: the job's act replayed from a cacheDir recorded beforehand
  *   (its extract still asks the instant model), as a deployed function with job-cache/ runs.
+ * - the same runs with JOB_EGRESS=off, in the same rotation: what the job's egress guard (on by
+ *   default since issue 30) costs the whole job, guard on against off.
  * Goals (issue 6): cold under 3 s, at most 1.2× plain Playwright; (issue 16) the cached cold
- * run within 1.2× plain Playwright too.
+ * run within 1.2× plain Playwright too; (issue 30) the guard within 5 % of the job without it.
  *
  *   npm run bench:job          BENCH_RUNS=10 npm run bench:job
  */
@@ -32,7 +34,7 @@ const QUIET = ["--disable-background-networking", "--disable-component-update", 
 
 const instantModel = shopModel();
 
-async function wayfarerOnce(url: string, cacheDir?: string): Promise<string> {
+async function wayfarerOnce(url: string, cacheDir?: string, egress = "on"): Promise<string> {
   const model = setupServer(instantModel);
   model.listen({ onUnhandledRequest: "bypass" });
   try {
@@ -44,7 +46,7 @@ async function wayfarerOnce(url: string, cacheDir?: string): Promise<string> {
         model: { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench" },
         ...(cacheDir ? { cacheDir } : {}),
       },
-      {},
+      { JOB_EGRESS: egress },
     );
     return (await runJob(job)).data;
   } finally {
@@ -69,12 +71,19 @@ async function playwrightOnce(url: string): Promise<string> {
   }
 }
 
-const mode = process.argv[2];
-if (mode === "once-wayfarer" || mode === "once-playwright" || mode === "once-cached") {
-  const url = process.env.BENCH_URL!;
-  const data = await (mode === "once-playwright"
+type Who = "wayfarer" | "unguarded" | "playwright";
+/** One run of `who` in this process: Wayfarer's job (guard on, or JOB_EGRESS=off) or Playwright. */
+const runOnce = (who: Who, url: string) =>
+  who === "playwright"
     ? playwrightOnce(url)
-    : wayfarerOnce(url, mode === "once-cached" ? process.env.BENCH_CACHE_DIR : undefined));
+    : wayfarerOnce(url, undefined, who === "unguarded" ? "off" : "on");
+
+const mode = process.argv[2];
+if (mode?.startsWith("once-")) {
+  const url = process.env.BENCH_URL!;
+  const data = await (mode === "once-cached"
+    ? wayfarerOnce(url, process.env.BENCH_CACHE_DIR)
+    : runOnce(mode.slice("once-".length) as Who, url));
   if (!data.includes("black")) throw new Error(`wrong answer: ${data}`);
 } else {
   const t0 = performance.now();
@@ -82,17 +91,17 @@ if (mode === "once-wayfarer" || mode === "once-playwright" || mode === "once-cac
   const unpackMs = performance.now() - t0;
   const server = await startBenchServer();
   const url = `${server.origin}/fixtures/outline/shop.html`;
-  const cold = { wayfarer: [] as number[], playwright: [] as number[] };
+  const cold = { wayfarer: [] as number[], unguarded: [] as number[], playwright: [] as number[] };
   const cachedCold: number[] = [];
   // The committed cache: recorded once, here, as `npm start` would.
   const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-bench-job-cache-"));
   await wayfarerOnce(url, cacheDir);
-  const warm = { wayfarer: [] as number[], playwright: [] as number[] };
+  const warm = { wayfarer: [] as number[], unguarded: [] as number[], playwright: [] as number[] };
+  const everyone: Who[] = ["wayfarer", "unguarded", "playwright"];
   try {
     for (let i = 0; i < RUNS; i++) {
-      for (const who of i % 2
-        ? (["playwright", "wayfarer"] as const)
-        : (["wayfarer", "playwright"] as const)) {
+      // Each goes first, second and third in turn.
+      for (const who of [...everyone.slice(i % 3), ...everyone.slice(0, i % 3)]) {
         const started = performance.now();
         // Not a synchronous spawn: this process serves the page the child opens.
         await promisify(execFile)(
@@ -104,7 +113,7 @@ if (mode === "once-wayfarer" || mode === "once-playwright" || mode === "once-cac
         );
         cold[who].push(performance.now() - started);
         const w0 = performance.now();
-        await (who === "wayfarer" ? wayfarerOnce(url) : playwrightOnce(url));
+        await runOnce(who, url);
         warm[who].push(performance.now() - w0);
       }
       const c0 = performance.now();
@@ -124,6 +133,8 @@ if (mode === "once-wayfarer" || mode === "once-playwright" || mode === "once-cac
     const plain = median(r.playwright);
     return `| ${name} | ${ours.toFixed(0)} | ${plain.toFixed(0)} | ${(ours / plain).toFixed(2)}× |`;
   };
+  const guardRatio = (r: { wayfarer: number[]; unguarded: number[] }) =>
+    `${(median(r.wayfarer) / median(r.unguarded)).toFixed(3)}× (${median(r.wayfarer).toFixed(0)} / ${median(r.unguarded).toFixed(0)} ms)`;
   console.log(
     [
       `The whole job with an instant model, median of ${RUNS}, next to plain playwright-core in the same run`,
@@ -137,6 +148,10 @@ if (mode === "once-wayfarer" || mode === "once-playwright" || mode === "once-cac
         wayfarer: cachedCold,
         playwright: cold.playwright,
       }),
+      row("cold, JOB_EGRESS=off", { wayfarer: cold.unguarded, playwright: cold.playwright }),
+      row("warm, JOB_EGRESS=off", { wayfarer: warm.unguarded, playwright: warm.playwright }),
+      "",
+      `The egress guard's cost on the job (guard on / JOB_EGRESS=off, goal ≤ 1.05): cold ${guardRatio(cold)}, warm ${guardRatio(warm)}`,
     ].join("\n"),
   );
 }
