@@ -352,9 +352,12 @@ describe("agent: variables, limits and failures", () => {
       ),
     );
     const client = await open("agent/search.html");
+    // A service tells a provider's failure by its status in its own words, never the body.
     await expect(client.agent().execute("Anything")).rejects.toMatchObject({
       name: "LLMResponseError",
-      message: expect.stringContaining("Incorrect API key"),
+      message: expect.stringContaining(
+        ENGINE === "remote" ? "the provider refused the credentials" : "Incorrect API key",
+      ),
     });
   });
 });

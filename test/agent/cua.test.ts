@@ -406,7 +406,9 @@ describe("agent, cua mode", () => {
       .execute("Press")
       .catch((e: unknown) => e as Error);
     expect(error).toMatchObject({ name: "LLMResponseError", status: 401 });
-    expect(String((error as Error).message)).toContain("Incorrect API key");
+    expect(String((error as Error).message)).toContain(
+      ENGINE === "remote" ? "the provider refused the credentials" : "Incorrect API key",
+    );
     expect(String((error as Error).message)).not.toContain(KEY);
   });
 

@@ -58,7 +58,8 @@ describe("the job through the service", () => {
       ),
     );
     const error = await failure(runJob(job()));
-    expect((error as Error).message).toContain("model not found");
+    // The service tells a provider's failure by its status, never the provider's body.
+    expect((error as Error).message).toContain("HTTP 404");
     expect(service.service.sessions.size).toBe(0);
   });
 

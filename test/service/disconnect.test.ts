@@ -4,6 +4,7 @@
  * takes the next operation long before the call's own timeout would have freed it. And /end
  * while a call waits: never refused, and the call is answered at once.
  */
+import { connect, type Socket } from "node:net";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { useModelServer } from "../support/llm/modelServer.js";
@@ -30,6 +31,23 @@ function stalledModel() {
     }),
   );
   return seen;
+}
+
+/** A POST on a plain socket to the service: going away is destroying it. */
+function rawCall(path: string, body: unknown, headers: Record<string, string>): Socket {
+  const { port } = new URL(service.url);
+  const text = JSON.stringify(body);
+  const socket = connect(Number(port), "127.0.0.1");
+  socket.on("error", () => {});
+  socket.on("data", () => {});
+  const head = Object.entries({
+    host: `127.0.0.1:${port}`,
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(text)),
+    ...headers,
+  }).map(([k, v]) => `${k}: ${v}`);
+  socket.write(`POST ${path} HTTP/1.1\r\n${head.join("\r\n")}\r\n\r\n${text}`);
+  return socket;
 }
 
 const calls = [
@@ -63,17 +81,12 @@ describe("a client that goes away", () => {
         await service.call("POST", `/v1/sessions/${id}/navigate`, {
           body: { url: server.url("outline/shop.html") },
         });
-        const gone = new AbortController();
-        const pending = fetch(`${service.url}/v1/sessions/${id}/${path}`, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "x-wf-api-key": KEYS.alpha,
-            "x-stream-response": String(stream),
-          },
-          body: JSON.stringify(body),
-          signal: gone.signal,
-        }).then((r) => r.text());
+        // A raw socket, destroyed to go away: msw sits in front of this process's fetch and
+        // node:http, and an abort through its passthrough did not always close the connection.
+        const caller = rawCall(`/v1/sessions/${id}/${path}`, body, {
+          "x-wf-api-key": KEYS.alpha,
+          "x-stream-response": String(stream),
+        });
         // The call is waiting on the model.
         const asked = Date.now();
         while (seen.asked === 0 && Date.now() - asked < 10_000) {
@@ -81,8 +94,7 @@ describe("a client that goes away", () => {
         }
         expect(seen.asked).toBe(1);
         const left = Date.now();
-        gone.abort();
-        await pending.catch(() => {});
+        caller.destroy();
         let status = 409;
         while (status === 409 && Date.now() - left < 20_000) {
           await new Promise((r) => setTimeout(r, 100));
