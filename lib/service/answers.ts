@@ -89,6 +89,11 @@ export function sendFailure(reply: FastifyReply, error: unknown) {
   if (status === 429 && !(typeof after === "number" && after <= 60)) {
     reply.header("x-should-retry", "false");
   }
+  // A provider that refused the request itself (a key, a model name) refuses it again.
+  const upstream = (error as { status?: unknown }).status;
+  if (status === 502 && typeof upstream === "number" && upstream >= 400 && upstream < 500) {
+    if (![408, 409, 429].includes(upstream)) reply.header("x-should-retry", "false");
+  }
   return reply.code(status).send(failureBody(error));
 }
 

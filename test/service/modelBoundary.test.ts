@@ -183,6 +183,9 @@ describe("the model boundary", () => {
       expect(answer.status).toBeGreaterThanOrEqual(400);
       expect(answer.text).not.toContain(UPSTREAM_SECRET);
       expect(answer.body.message).toContain("HTTP 400");
+      // The provider refused the request itself: asking again gets the same answer.
+      expect(answer.status).toBe(502);
+      expect(answer.headers.get("x-should-retry")).toBe("false");
     } finally {
       await service.call("POST", `/v1/sessions/${id}/end`);
     }
