@@ -124,6 +124,7 @@ export function operationRoutes(deps: {
    */
   const cached = <R>(
     request: FastifyRequest,
+    session: Session,
     operation: "act" | "extract" | "observe",
     body: { frameId?: string; options?: Record<string, unknown> } & Record<string, unknown>,
     asksModel: boolean,
@@ -141,15 +142,13 @@ export function operationRoutes(deps: {
         { options: {}, ...(body.frameId ? { frameId: body.frameId } : {}) },
         { signal },
       )) as { pageText: string };
-      // The model that answers a call naming none is the session's: it is in the key too.
-      const { id } = parseInput(Id, request.params, "path");
-      const session = deps.sessions.get(id, request.project);
       // A project's entries are its own: another's calls never learn what it asked, nor get
       // answers from an endpoint another project chose.
       const key = serverCacheKey(
         operation,
         body,
         { url: page.url(), outline: pageText },
+        // The model that answers a call naming none is the session's: it is in the key too.
         { project: request.project, sessionModel: session.modelName },
       );
       const hit = await store.get(key);
@@ -201,6 +200,7 @@ export function operationRoutes(deps: {
             "act",
             cached(
               request,
+              session,
               "act",
               body,
               typeof body.input === "string",
@@ -224,6 +224,7 @@ export function operationRoutes(deps: {
             "extract",
             cached(
               request,
+              session,
               "extract",
               body,
               body.instruction !== undefined,
@@ -266,6 +267,7 @@ export function operationRoutes(deps: {
             "observe",
             cached(
               request,
+              session,
               "observe",
               body,
               body.instruction !== undefined,
