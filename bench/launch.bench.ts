@@ -29,7 +29,7 @@ const { args } = buildCommandLine({
   options: LocalBrowserLaunchOptionsSchema.parse({}),
   profile: "local",
   userDataDir: profileForArgs,
-  runningAsRoot: process.getuid?.() === 0,
+  noSandbox: process.getuid?.() === 0,
 });
 // Playwright drives over a pipe, makes its own fresh profile and adds its own switches (as our
 // launcher adds its own); every argument of ours beyond those is passed as is.

@@ -53,7 +53,7 @@ export async function sharedChromiumArgs(): Promise<string[]> {
       options: LocalBrowserLaunchOptionsSchema.parse({}),
       profile: "local",
       userDataDir: profile,
-      runningAsRoot: process.getuid?.() === 0,
+      noSandbox: process.getuid?.() === 0,
     });
     return args.filter(
       (a) =>

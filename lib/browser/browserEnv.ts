@@ -93,6 +93,11 @@ export interface BrowserEnvInput {
   executable: Record<string, string>;
   /** The launch's own temp folder: the browser's TMPDIR, and its HOME when there is none. */
   tmp: string;
+  /**
+   * A home of its own, for a browser run as another user than ours: our home and its XDG
+   * folders are not its to read or write.
+   */
+  home?: string;
 }
 
 /** The browser's whole environment (passed on, not read: no variable here configures us). */
@@ -100,6 +105,7 @@ export function browserEnv({
   inherited,
   executable,
   tmp,
+  home,
 }: BrowserEnvInput): Record<string, string> {
   const passed: Record<string, string> = {};
   for (const [name, value] of Object.entries(inherited)) {
@@ -109,6 +115,10 @@ export function browserEnv({
   // browser that needs it for its Wayland socket.
   if (!passed.WAYLAND_DISPLAY) delete passed.XDG_RUNTIME_DIR;
   Object.assign(passed, executable);
+  if (home) {
+    passed.HOME = home;
+    for (const name of ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"]) delete passed[name];
+  }
   passed.HOME ||= tmp;
   passed.TMPDIR = tmp;
   // macOS's Chromium reads MAC_CHROMIUM_TMPDIR before its system temp dir.

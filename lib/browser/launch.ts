@@ -4,11 +4,15 @@
  * hand out a URL to attach to it again.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { chown } from "node:fs/promises";
 import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
 import { type Browser, chromium } from "playwright-core";
 import type { ResolvedLaunchOptions } from "../options.js";
 import { untilAborted } from "../timeout.js";
 import { browserEnv } from "./browserEnv.js";
+import { CdpHub } from "./cdpHub.js";
+import { cdpPipe } from "./cdpPipe.js";
 import { resolveExecutable } from "./executable.js";
 import { buildCommandLine, type LaunchProfile } from "./launchArgs.js";
 import { createLaunchFolder } from "./launchFolder.js";
@@ -17,13 +21,17 @@ import { ownedProcesses, terminateGroup, waitForExit } from "./processGroup.js";
 
 export interface LaunchedBrowser {
   browser: Browser;
-  /** CDP WebSocket URL of the browser: what `connectURL` hands out. */
-  wsEndpoint: string;
+  /** CDP WebSocket URL of the browser: what `connectURL` hands out (none over a pipe). */
+  wsEndpoint: string | undefined;
+  /** A browser driven over a pipe: the one way in for other clients. */
+  hub: CdpHub | undefined;
   pid: number | undefined;
   /** The profile folder of a browser we launched. */
   userDataDir: string | undefined;
   /** The launch's own folder (temporary profile, Chromium's temp files); ours to remove. */
   launchDir: string | undefined;
+  /** Where the browser's downloads go (inside launchDir). */
+  downloadsDir: string | undefined;
   executablePath: string | undefined;
   args: string[];
   refusedArgs: string[];
@@ -39,6 +47,23 @@ export interface LaunchRequest {
   timeoutMs: number;
   /** Aborting ends a launch under way at once (a forced close, an expired init). */
   signal?: AbortSignal;
+  /**
+   * CDP over a pipe instead of a port: nothing but this process can drive the browser (the
+   * service's sessions). Such a browser cannot be left running: it ends with its pipe.
+   */
+  pipe?: boolean;
+  /** Run the browser as this user, its folder given to it (a launcher running as root). */
+  runAs?: RunAs;
+}
+
+export interface RunAs {
+  uid: number;
+  gid: number;
+  /**
+   * Chromium's own sandbox on (the default). Off only where the host cannot give it one (no
+   * user namespaces and no setuid helper): the user's own rights are then all that confine it.
+   */
+  sandbox?: boolean;
 }
 
 const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
@@ -54,14 +79,27 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
   // Everything this launch writes lives in one folder of ours, removed once the browser has
   // ended: the profile (unless the caller gave one) and Chromium's own temp files (its TMPDIR),
   // which a killed Chromium would otherwise leave in the system temp dir.
-  const { dir: sessionDir, browserTmp, remove: removeSession } = await createLaunchFolder();
+  const folder = await createLaunchFolder();
+  const { dir: sessionDir, browserTmp, remove: removeSession } = folder;
   const userDataDir = options.userDataDir ?? join(sessionDir, "profile");
+  const { runAs, pipe = false } = request;
+  if (runAs) {
+    // Its own folder, and no other: mkdtemp made them 0700, so another session's user cannot look in.
+    await Promise.all(
+      [sessionDir, browserTmp, folder.downloads].map((dir) => chown(dir, runAs.uid, runAs.gid)),
+    ).catch(async (error: unknown) => {
+      await removeSession();
+      throw error;
+    });
+  }
 
   const commandLine = buildCommandLine({
     options,
     profile: request.profile,
     userDataDir,
-    runningAsRoot: process.getuid?.() === 0,
+    // Chromium refuses its sandbox as root; as another user, the host may lack what it needs.
+    noSandbox: runAs ? runAs.sandbox === false : process.getuid?.() === 0,
+    pipe,
   });
 
   let child: ChildProcess | undefined;
@@ -77,9 +115,16 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       // Own process group: we can end the browser and every helper it started in one signal,
       // and with keepAlive it can outlive us.
       detached: true,
-      stdio: ["ignore", "ignore", "pipe"],
+      // A pipe browser reads CDP on its fd 3 and writes on its fd 4.
+      stdio: pipe ? ["ignore", "ignore", "pipe", "pipe", "pipe"] : ["ignore", "ignore", "pipe"],
       // An allowlist, never our own environment: it may hold every key the process has.
-      env: browserEnv({ inherited: process.env, executable: executable.env, tmp: browserTmp }),
+      env: browserEnv({
+        inherited: process.env,
+        executable: executable.env,
+        tmp: browserTmp,
+        ...(runAs ? { home: sessionDir } : {}),
+      }),
+      ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
     });
     const pid = child.pid;
     if (pid !== undefined) ownedProcesses.add(pid, sessionDir);
@@ -89,10 +134,34 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       if (pid !== undefined) lifeline.delete(pid);
     };
     child.once("exit", forget);
-    const wsEndpoint = await waitForDevTools(child, request.timeoutMs);
+    const stderr = stderrTail(child);
+    let hub: CdpHub | undefined;
+    let wsEndpoint: string | undefined;
+    if (pipe) {
+      hub = new CdpHub(cdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable));
+      await untilReady(
+        hub.start(),
+        child,
+        request.timeoutMs,
+        stderr,
+        "answer on its DevTools pipe",
+      );
+    } else {
+      wsEndpoint = await untilReady(
+        waitForDevTools(child),
+        child,
+        request.timeoutMs,
+        stderr,
+        "open its DevTools endpoint",
+      );
+    }
     request.signal?.throwIfAborted();
+    // Our Playwright's downloads go to the launch's folder too, removed with it.
+    const connectOptions = { timeout: request.timeoutMs, artifactsDir: folder.downloads };
     // A connection cut by the abort's kill may not fail until its own timeout: do not wait.
-    const connecting = chromium.connectOverCDP(wsEndpoint, { timeout: request.timeoutMs });
+    const connecting = hub
+      ? chromium.connectOverCDP(hub.transport, connectOptions)
+      : chromium.connectOverCDP(wsEndpoint!, connectOptions);
     const browser = await untilAborted(connecting, request.signal).catch((error: unknown) => {
       void connecting.then((late) => late.close()).catch(() => {});
       throw error;
@@ -105,12 +174,14 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
 
     let ended: Promise<void> | undefined;
     const proc = child;
-    return {
+    const launched: LaunchedBrowser = {
       browser,
       wsEndpoint,
+      hub,
       pid,
       userDataDir,
       launchDir: sessionDir,
+      downloadsDir: folder.downloads,
       executablePath: executable.path,
       args: commandLine.args,
       refusedArgs: commandLine.refused,
@@ -133,6 +204,8 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
         return ended;
       },
       async detach() {
+        // A pipe browser reads its end of the pipe closed and exits: it cannot be left running.
+        if (hub) return launched.terminate();
         if (pid !== undefined) ownedProcesses.delete(pid);
         proc.off("exit", forget);
         proc.stderr?.destroy();
@@ -140,6 +213,7 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
         await bounded(browser.close());
       },
     };
+    return launched;
   } catch (error) {
     request.signal?.removeEventListener("abort", abort);
     if (child?.pid !== undefined) {
@@ -178,9 +252,11 @@ async function attach(
   return {
     browser,
     wsEndpoint,
+    hub: undefined,
     pid: undefined,
     userDataDir: undefined,
     launchDir: undefined,
+    downloadsDir: undefined,
     executablePath: undefined,
     args: [],
     refusedArgs: [],
@@ -210,52 +286,71 @@ async function fetchWsEndpoint(
   return body.webSocketDebuggerUrl;
 }
 
-function waitForDevTools(child: ChildProcess, timeoutMs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const tail: string[] = [];
+/** The last lines Chromium wrote to stderr, for the error of a launch that failed. */
+function stderrTail(child: ChildProcess): () => string {
+  const tail: string[] = [];
+  let buffered = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString("utf8");
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    tail.push(...lines);
+    if (tail.length > 50) tail.splice(0, tail.length - 50);
+  });
+  return () => (tail.length ? `; its last output:\n${tail.slice(-15).join("\n")}` : "");
+}
+
+/** The endpoint Chromium prints once it listens on its port. */
+function waitForDevTools(child: ChildProcess): Promise<string> {
+  return new Promise((resolve) => {
     let buffered = "";
-    const timer = setTimeout(
-      () =>
-        finish(
-          new Error(
-            `Chromium did not open its DevTools endpoint within ${timeoutMs} ms${stderrTail()}`,
-          ),
-        ),
-      timeoutMs,
-    );
-    const stderrTail = () =>
-      tail.length ? `; its last output:\n${tail.slice(-15).join("\n")}` : "";
     const onData = (chunk: Buffer) => {
       buffered += chunk.toString("utf8");
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        tail.push(line);
-        if (tail.length > 50) tail.shift();
-        const match = DEVTOOLS_LINE.exec(line);
-        if (match?.[1]) return finish(undefined, match[1]);
+      const match = DEVTOOLS_LINE.exec(buffered);
+      if (!match?.[1]) {
+        buffered = buffered.slice(buffered.lastIndexOf("\n") + 1);
+        return;
       }
+      child.stderr?.off("data", onData);
+      resolve(match[1]);
     };
+    child.stderr?.on("data", onData);
+  });
+}
+
+/** `ready`, unless Chromium exits or `timeoutMs` passes first; the error says which. */
+function untilReady<T>(
+  ready: Promise<T>,
+  child: ChildProcess,
+  timeoutMs: number,
+  stderr: () => string,
+  what: string,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => finish(new Error(`Chromium did not ${what} within ${timeoutMs} ms${stderr()}`)),
+      timeoutMs,
+    );
     const onExit = (code: number | null, signal: string | null) =>
       finish(
         new Error(
-          `Chromium exited before it was ready (code ${code}, signal ${signal})${stderrTail()}`,
+          `Chromium exited before it was ready (code ${code}, signal ${signal})${stderr()}`,
         ),
       );
     const onError = (error: Error) => finish(error);
-    const finish = (error?: Error, endpoint?: string) => {
+    const finish = (error?: Error, value?: T) => {
       clearTimeout(timer);
       child.off("exit", onExit);
       child.off("error", onError);
-      child.stderr?.off("data", onData);
-      // Keep draining: a full stderr pipe would stall Chromium.
-      child.stderr?.resume();
       if (error) reject(error);
-      else resolve(endpoint!);
+      else resolve(value as T);
     };
-    child.stderr?.on("data", onData);
     child.once("exit", onExit);
     child.once("error", onError);
+    ready.then(
+      (value) => finish(undefined, value),
+      (error: unknown) => finish(error instanceof Error ? error : new Error(String(error))),
+    );
   });
 }
 

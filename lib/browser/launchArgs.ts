@@ -84,9 +84,22 @@ export interface CommandLineInput {
   options: ResolvedLaunchOptions;
   profile: LaunchProfile;
   userDataDir: string;
-  /** Chromium refuses to start its sandbox as root; the sandbox stays on for everyone else. */
-  runningAsRoot: boolean;
+  /** Chromium refuses to start its sandbox as root: off then, on for everyone else. */
+  noSandbox: boolean;
+  /**
+   * CDP over a pipe (the service's browsers): no debugging port at all, and no switch of the
+   * caller's may open one.
+   */
+  pipe?: boolean;
 }
+
+/** Switches that open a way into the browser besides the launcher's own. */
+const DEBUGGING_SWITCHES = new Set([
+  "--remote-debugging-port",
+  "--remote-debugging-address",
+  "--remote-debugging-pipe",
+  "--remote-allow-origins",
+]);
 
 export interface CommandLine {
   args: string[];
@@ -103,7 +116,9 @@ export function buildCommandLine(input: CommandLineInput): CommandLine {
       ? []
       : [
           ...REFERENCE_DEFAULT_ARGS.filter(
-            (a) => profile === "local" || a !== "--site-per-process",
+            (a) =>
+              (profile === "local" || a !== "--site-per-process") &&
+              !(input.pipe && a.startsWith("--remote-allow-origins")),
           ),
           ...LAUNCHER_DEFAULT_ARGS,
           ...(profile === "serverless" ? SERVERLESS_ARGS : []),
@@ -122,10 +137,10 @@ export function buildCommandLine(input: CommandLineInput): CommandLine {
 
   // What the launcher needs to drive the browser: never dropped by ignoreDefaultArgs.
   const required = [
-    `--remote-debugging-port=${options.port ?? 0}`,
+    input.pipe ? "--remote-debugging-pipe" : `--remote-debugging-port=${options.port ?? 0}`,
     `--user-data-dir=${input.userDataDir}`,
   ];
-  if (input.runningAsRoot) required.push("--no-sandbox");
+  if (input.noSandbox) required.push("--no-sandbox");
   // WebRTC sends its UDP (STUN, TURN, peer traffic) beside the proxy, to any address a page
   // names: a browser given a proxy, such as the egress guard, sends nothing around it. WebRTC
   // still works through a TURN server over TCP, which goes through the proxy.
@@ -133,7 +148,9 @@ export function buildCommandLine(input: CommandLineInput): CommandLine {
 
   const refused: string[] = [];
   const user = options.args.map(canonical).filter((a) => {
-    const bad = FORBIDDEN_SWITCHES.has(switchName(a));
+    const name = switchName(a);
+    const bad =
+      FORBIDDEN_SWITCHES.has(name) || (input.pipe === true && DEBUGGING_SWITCHES.has(name));
     if (bad) refused.push(a);
     return !bad;
   });

@@ -17,6 +17,8 @@ export interface LaunchFolder {
   dir: string;
   /** What the browser gets as TMPDIR: `tmp/` inside `dir`. */
   browserTmp: string;
+  /** Where the browser's downloads go: `downloads/` inside `dir`. */
+  downloads: string;
   remove(): Promise<void>;
 }
 
@@ -41,7 +43,7 @@ export function launchFolderBase(temp: string, platform = process.platform): str
   return fits ? temp : SHORT_BASE;
 }
 
-/** Creates a launch folder, private to us (mkdtemp makes it 0700), with its `tmp/`. */
+/** Creates a launch folder, private to us (mkdtemp makes it 0700), with `tmp/` and `downloads/`. */
 export async function createLaunchFolder(): Promise<LaunchFolder> {
   const temp = tmpdir();
   const base = launchFolderBase(temp);
@@ -53,9 +55,12 @@ export async function createLaunchFolder(): Promise<LaunchFolder> {
   });
   const remove = () => rm(dir, { recursive: true, force: true, maxRetries: 5 });
   const browserTmp = join(dir, "tmp");
-  await mkdir(browserTmp).catch(async (error: unknown) => {
-    await remove();
-    throw error;
-  });
-  return { dir, browserTmp, remove };
+  const downloads = join(dir, "downloads");
+  await Promise.all([mkdir(browserTmp, 0o700), mkdir(downloads, 0o700)]).catch(
+    async (error: unknown) => {
+      await remove();
+      throw error;
+    },
+  );
+  return { dir, browserTmp, downloads, remove };
 }

@@ -16,6 +16,7 @@ import type {
   IdentifyRequest,
   ObserveRequest,
 } from "../api/operations.js";
+import type { CdpHub } from "../browser/cdpHub.js";
 import type { Context } from "../browser/context.js";
 import type { ExportedEntry } from "../cache/cacheEntry.js";
 import type { Action, AgentResult, SafetyCheck } from "../options.js";
@@ -70,6 +71,10 @@ export interface Engine {
   readonly connectURL: string | undefined;
   /** PID of a browser process this client launched. */
   readonly browserPid: number | undefined;
+  /** The folder of a browser this client launched (its profile, temp files and downloads). */
+  readonly browserFolder: string | undefined;
+  /** A confined browser's one way in for other CDP clients (it listens on no port). */
+  readonly cdpHub: CdpHub | undefined;
   readonly sessionId: string | undefined;
   readonly sessionUrl: string | undefined;
   readonly debugUrl: string | undefined;

@@ -1,9 +1,11 @@
 /**
  * env "LOCAL": a Chromium on this machine, launched by us or attached to by cdpUrl.
  */
+
+import type { CdpHub } from "../browser/cdpHub.js";
 import { Context, type ContextSettings } from "../browser/context.js";
 import { type EgressProxy, startEgressProxy } from "../browser/egressProxy.js";
-import { type LaunchedBrowser, launchBrowser } from "../browser/launch.js";
+import { type LaunchedBrowser, launchBrowser, type RunAs } from "../browser/launch.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import { answerProxyChallenges } from "../browser/proxyAuth.js";
 import { ServiceError } from "../errors.js";
@@ -24,6 +26,14 @@ export interface LocalEngineOptions {
   egress?: AddressRule;
   /** A connection to a browser someone else keeps (a remote session): letting go is not news. */
   quietDetach?: boolean;
+  /** A browser for strangers (a service's session): CDP over a pipe, maybe as another user. */
+  confine?: Confinement;
+}
+
+/** How a browser that runs strangers' pages and CDP is kept apart from its host. */
+export interface Confinement {
+  /** The user it runs as, when we are root (Chromium's sandbox needs a user that is not). */
+  runAs?: RunAs;
 }
 
 const PROXY_SWITCH = /^--(?:proxy-|no-proxy-server|proxy-auto-detect|proxy-pac-url)/;
@@ -53,6 +63,8 @@ export class LocalEngine implements Engine {
   /** Set once the browser is ready; kept after a keepAlive close, which is when it matters. */
   connectURL: string | undefined;
   browserPid: number | undefined;
+  browserFolder: string | undefined;
+  cdpHub: CdpHub | undefined;
   readonly sessionId = undefined;
   readonly sessionUrl = undefined;
   readonly debugUrl = undefined;
@@ -134,6 +146,7 @@ export class LocalEngine implements Engine {
       profile: this.options.profile,
       timeoutMs: deadline.remaining(),
       signal: this.launching.signal,
+      ...(this.options.confine ? { pipe: true, runAs: this.options.confine.runAs } : {}),
     });
     const launched = await this.launch;
     if (this.abandoned) {
@@ -177,6 +190,8 @@ export class LocalEngine implements Engine {
     if (this.abandoned) throw new Error("close() was called before the browser was ready");
     this.connectURL = launched.wsEndpoint;
     this.browserPid = launched.pid;
+    this.browserFolder = launched.launchDir;
+    this.cdpHub = launched.hub;
     this.ready = true;
     this.pages = context;
     return context;

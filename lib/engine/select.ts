@@ -23,7 +23,7 @@ import { remoteSettings } from "../remote/remoteSettings.js";
 import { serviceBaseUrl } from "../remote/serviceAddress.js";
 import { ServiceHttp } from "../remote/serviceHttp.js";
 import type { Engine, Operations } from "./engine.js";
-import { LocalEngine } from "./localEngine.js";
+import { type Confinement, LocalEngine } from "./localEngine.js";
 import { LocalOperations } from "./localOperations.js";
 
 const LAUNCH_TIMEOUT_MS = 30_000;
@@ -56,6 +56,8 @@ export interface EngineParts {
   modelAccess?: ModelAccess;
   /** A service's session: pages past this many are closed as they open. */
   pageLimit?: PageLimit;
+  /** A service's session: its browser kept apart from the host. */
+  confine?: Confinement;
 }
 
 export function createEngine(parts: EngineParts): Engine {
@@ -99,7 +101,7 @@ export function createEngine(parts: EngineParts): Engine {
 
 /** A browser on this machine, with the operations given (run here, or across a transport). */
 export function localEngine(
-  { options, logger, hooks, dialogDuty, pageLimit }: EngineParts,
+  { options, logger, hooks, dialogDuty, pageLimit, confine }: EngineParts,
   operations: (context: () => Context) => Operations,
 ): LocalEngine {
   const { egress } = options;
@@ -124,6 +126,7 @@ export function localEngine(
       launchTimeoutMs: LAUNCH_TIMEOUT_MS,
       logger,
       context: { dialogs: dialogDuty ?? options.dialogs, hooks, pageLimit },
+      ...(confine ? { confine } : {}),
     },
     operations,
   );

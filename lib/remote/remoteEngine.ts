@@ -68,6 +68,8 @@ export class RemoteEngine implements Engine {
   /** A remote browser is reached again by its session id, never by its CDP address. */
   readonly connectURL = undefined;
   readonly browserPid = undefined;
+  readonly browserFolder = undefined;
+  readonly cdpHub = undefined;
 
   get sessionId(): string | undefined {
     return this.session?.id;

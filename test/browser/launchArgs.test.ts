@@ -13,13 +13,15 @@ import {
 function build(
   options: LocalBrowserLaunchOptions = {},
   profile: LaunchProfile = "local",
-  runningAsRoot = false,
+  noSandbox = false,
+  pipe = false,
 ) {
   return buildCommandLine({
     options: LocalBrowserLaunchOptionsSchema.parse(options),
     profile,
     userDataDir: "/tmp/profile",
-    runningAsRoot,
+    noSandbox,
+    pipe,
   });
 }
 
@@ -147,5 +149,37 @@ describe("command line", () => {
   it("keeps the sandbox unless running as root", () => {
     expect(build({}, "local", false).args).not.toContain("--no-sandbox");
     expect(build({}, "local", true).args).toContain("--no-sandbox");
+  });
+});
+
+describe("a browser driven over a pipe (the service's)", () => {
+  it("listens on no port and lets no page's origin in, whatever the caller's switches say", () => {
+    const { args, refused } = build(
+      {
+        args: [
+          "--remote-debugging-port=9222",
+          "-remote-debugging-address=0.0.0.0",
+          "--remote-allow-origins=*",
+          "--remote-debugging-pipe=cbor",
+        ],
+      },
+      "local",
+      false,
+      true,
+    );
+    expect(args).toContain("--remote-debugging-pipe");
+    expect(args.filter((a) => a.startsWith("--remote-"))).toEqual(["--remote-debugging-pipe"]);
+    expect(refused).toEqual([
+      "--remote-debugging-port=9222",
+      "--remote-debugging-address=0.0.0.0",
+      "--remote-allow-origins=*",
+      "--remote-debugging-pipe=cbor",
+    ]);
+  });
+
+  it("keeps the port (and the reference's origins rule) for the library's own browsers", () => {
+    const { args } = build({ args: ["--remote-debugging-port=9333"] });
+    expect(args).toContain("--remote-debugging-port=0");
+    expect(args).toContain("--remote-allow-origins=*");
   });
 });

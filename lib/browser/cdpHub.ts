@@ -1,0 +1,275 @@
+/**
+ * One browser's CDP pipe shared by everyone who drives it: our own Playwright on the pipe's root
+ * session, and each remote client on a browser session of its own (`Target.attachToBrowserTarget`),
+ * as if each had its own connection. A client's message ids are renumbered into a range of their
+ * own and its answers numbered back; the sessions it attaches (and those they auto-attach) are
+ * its own, and a message naming a session it does not own never reaches the browser. Whatever a
+ * client's session enabled ends with it: the hub detaches it when the client goes.
+ *
+ * The hub judges nothing: what a client may send is decided before `send` (the service's CDP
+ * policy). It parses each message from the browser once; Playwright takes the parsed object.
+ */
+import type { CdpPipe } from "./cdpPipe.js";
+
+/** A CDP message as it crosses the pipe. */
+export interface CdpMessage {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+  sessionId?: string;
+}
+
+/** What Playwright's `connectOverCDP(transport)` takes. */
+export interface CdpTransport {
+  send(message: object): void;
+  close(): void;
+  onmessage?: (message: object) => void;
+  onclose?: (reason?: string) => void;
+}
+
+/** A remote client's view of the browser: its own connection, as far as it can tell. */
+export interface HubClient {
+  /** Sends one command (see the hub's `pendingBytes` for what waits for the browser). */
+  send(message: CdpMessage): void;
+  close(): void;
+}
+
+export interface ClientHandlers {
+  receive(message: CdpMessage): void;
+  /** The browser went away (the client's close is not told back to it). */
+  closed(reason: string): void;
+}
+
+/** Our Playwright numbers from 1; clients get ids from here on, the hub's own calls the top range. */
+const CLIENT_IDS = 2 ** 30;
+const HUB_IDS = 2 ** 31 - 2 ** 20;
+const ID_END = 2 ** 31 - 1;
+const ATTACHES = new Set(["Target.attachToTarget", "Target.attachToBrowserTarget"]);
+
+interface Peer {
+  receive(message: CdpMessage): void;
+}
+
+interface Pending {
+  peer: Peer;
+  id: number;
+  /** A command whose answer names a new session (owned by `peer`). */
+  attaches: boolean;
+}
+
+export class CdpHub {
+  private readonly pending = new Map<number, Pending>();
+  /** Every session of a client or of the hub, by id; absent ones are our Playwright's. */
+  private readonly owners = new Map<string, Peer>();
+  private readonly clients = new Set<Client>();
+  private readonly calls = new Map<
+    number,
+    { resolve: (result: Record<string, unknown>) => void; reject: (error: Error) => void }
+  >();
+  private nextClientId = CLIENT_IDS;
+  private nextHubId = HUB_IDS;
+  private hubSession: string | undefined;
+  private ended: string | undefined;
+  private readonly root: CdpTransport;
+  private readonly self: Peer = { receive: (message) => this.hubMessage(message) };
+
+  constructor(private readonly pipe: CdpPipe) {
+    const hub = this;
+    this.root = {
+      send(message) {
+        pipe.write(JSON.stringify(message));
+      },
+      // Playwright letting go (its browser.close()) ends nothing here: the launcher owns the process.
+      close() {
+        const { onclose } = hub.root;
+        hub.root.onmessage = undefined;
+        hub.root.onclose = undefined;
+        onclose?.("closed");
+      },
+    };
+    pipe.onMessage((text) => this.fromBrowser(text));
+    pipe.onClose(() => this.end("the browser ended"));
+  }
+
+  /** Opens the hub's own browser session; call once, before Playwright connects. */
+  async start(): Promise<void> {
+    const { sessionId } = await this.call("Target.attachToBrowserTarget", {}, undefined);
+    if (typeof sessionId !== "string") throw new Error("the browser opened no session for the hub");
+    this.hubSession = sessionId;
+    this.owners.set(sessionId, this.self);
+  }
+
+  /** The transport our Playwright connects over (the pipe's root session). */
+  get transport(): CdpTransport {
+    return this.root;
+  }
+
+  /** A new client on a browser session of its own. */
+  async connect(handlers: ClientHandlers): Promise<HubClient> {
+    if (this.ended) throw new Error(`cannot connect: ${this.ended}`);
+    const { sessionId } = await this.call("Target.attachToBrowserTarget", {});
+    if (typeof sessionId !== "string") throw new Error("the browser opened no session");
+    const client = new Client(this, sessionId, handlers);
+    this.owners.set(sessionId, client);
+    this.clients.add(client);
+    return client;
+  }
+
+  /** A command on the hub's own session (or the root session before start). */
+  call(
+    method: string,
+    params: Record<string, unknown> = {},
+    sessionId: string | undefined = this.hubSession,
+  ): Promise<Record<string, unknown>> {
+    if (this.ended) return Promise.reject(new Error(`${method}: ${this.ended}`));
+    const id = this.nextHubId;
+    this.nextHubId = id + 1 >= ID_END ? HUB_IDS : id + 1;
+    return new Promise((resolve, reject) => {
+      this.calls.set(id, { resolve, reject });
+      this.pending.set(id, { peer: this.self, id, attaches: false });
+      this.pipe.write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    });
+  }
+
+  /** Bytes written to the browser that it has not taken yet. */
+  get pendingBytes(): number {
+    return this.pipe.pending;
+  }
+
+  /** Told when the browser has taken everything written; answers a function that stops it. */
+  onDrain(listener: () => void): () => void {
+    return this.pipe.onDrain(listener);
+  }
+
+  /** @internal A client's command, renumbered and sent on the session it names (its own). */
+  forward(client: Client, message: CdpMessage): void {
+    const sessionId = message.sessionId ?? client.sessionId;
+    if (this.owners.get(sessionId) !== client) {
+      client.receive({
+        id: message.id,
+        error: { code: -32001, message: "Session with given id not found." },
+        ...(message.sessionId ? { sessionId: message.sessionId } : {}),
+      });
+      return;
+    }
+    const id = this.nextClientId;
+    this.nextClientId = id + 1 >= HUB_IDS ? CLIENT_IDS : id + 1;
+    this.pending.set(id, {
+      peer: client,
+      id: message.id as number,
+      attaches: ATTACHES.has(message.method ?? ""),
+    });
+    this.pipe.write(
+      JSON.stringify({ id, method: message.method, params: message.params ?? {}, sessionId }),
+    );
+  }
+
+  /** @internal A client gone: its sessions are detached, its answers still under way dropped. */
+  release(client: Client): void {
+    if (!this.clients.delete(client)) return;
+    const owned: string[] = [];
+    for (const [sessionId, peer] of this.owners) if (peer === client) owned.push(sessionId);
+    for (const sessionId of owned) this.owners.delete(sessionId);
+    for (const [id, pending] of this.pending) if (pending.peer === client) this.pending.delete(id);
+    // Children first: what they enabled (interception, paused targets) is let go of with them.
+    for (const sessionId of owned.reverse()) {
+      this.call("Target.detachFromTarget", { sessionId }).catch(() => {});
+    }
+  }
+
+  private fromBrowser(text: string): void {
+    const message = JSON.parse(text) as CdpMessage;
+    if (typeof message.id === "number" && message.id >= CLIENT_IDS) {
+      const pending = this.pending.get(message.id);
+      if (!pending) return; // an answer for a client that has gone
+      this.pending.delete(message.id);
+      const sessionId = message.result?.sessionId;
+      if (pending.attaches && typeof sessionId === "string")
+        this.owners.set(sessionId, pending.peer);
+      if (pending.peer !== this.self) message.id = pending.id;
+      pending.peer.receive(message);
+      return;
+    }
+    const owner = message.sessionId === undefined ? undefined : this.owners.get(message.sessionId);
+    if (!owner) {
+      this.root.onmessage?.(message);
+      return;
+    }
+    const child = message.params?.sessionId;
+    if (message.method === "Target.attachedToTarget" && typeof child === "string") {
+      this.owners.set(child, owner);
+    } else if (message.method === "Target.detachedFromTarget" && typeof child === "string") {
+      this.owners.delete(child);
+    }
+    owner.receive(message);
+  }
+
+  /** The answer to one of the hub's own calls (its session enables nothing: no events). */
+  private hubMessage(message: CdpMessage): void {
+    if (message.id === undefined) return;
+    const call = this.calls.get(message.id);
+    this.calls.delete(message.id);
+    if (message.error) call?.reject(new Error(message.error.message));
+    else call?.resolve(message.result ?? {});
+  }
+
+  private end(reason: string): void {
+    if (this.ended) return;
+    this.ended = reason;
+    for (const call of this.calls.values()) call.reject(new Error(reason));
+    this.calls.clear();
+    this.pending.clear();
+    for (const client of [...this.clients]) client.browserGone(reason);
+    this.clients.clear();
+    const { onclose } = this.root;
+    this.root.onmessage = undefined;
+    this.root.onclose = undefined;
+    onclose?.(reason);
+  }
+}
+
+class Client implements HubClient, Peer {
+  private open = true;
+
+  constructor(
+    private readonly hub: CdpHub,
+    /** The client's browser session: what its messages without a session id go to. */
+    readonly sessionId: string,
+    private readonly handlers: ClientHandlers,
+  ) {}
+
+  send(message: CdpMessage): void {
+    if (!this.open) return;
+    if (!Number.isInteger(message.id) || typeof message.method !== "string") {
+      this.receive({
+        ...(Number.isInteger(message.id) ? { id: message.id } : {}),
+        error: {
+          code: -32600,
+          message: "Message must have integer 'id' and string 'method' properties",
+        },
+      });
+      return;
+    }
+    this.hub.forward(this, message);
+  }
+
+  receive(message: CdpMessage): void {
+    if (!this.open) return;
+    if (message.sessionId === this.sessionId) delete message.sessionId;
+    this.handlers.receive(message);
+  }
+
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.hub.release(this);
+  }
+
+  browserGone(reason: string): void {
+    if (!this.open) return;
+    this.open = false;
+    this.handlers.closed(reason);
+  }
+}
