@@ -297,6 +297,27 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_BROWSER_MAX_MEMORY_MB",
+    group: "service",
+    what: "Private memory (MB: RssAnon + RssShmem of all the browser's processes, Linux) a session's browser may hold; past it the watchdog ends the session, and its log and next call (404) say why. Twice what a few heavy pages hold (a blank browser ~70 MB, a web app ~300). At least 256; `0`: off.",
+    unset: "2048",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_SESSION_MAX_DISK_MB",
+    group: "service",
+    what: "Disk (MB) the files under a session's browser folder (profile, temporary files, downloads) may take; past it the session is ended the same way. Ordinary browsing's profile and cache stay far below the default; downloads are what reach it. At least 64; `0`: off.",
+    unset: "1024",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_WATCH_INTERVAL_MS",
+    group: "service",
+    what: "How often the watchdog measures every session's browser memory and folder, in one pass for all (a session may be past a limit this long before it is ended).",
+    unset: "2000",
+    secret: false,
+  },
+  {
     name: "REDIS_URL",
     group: "service",
     what: "Shared mode: several instances keep their session registry, server cache, rate-limit counters and session-ended events in this Redis (`redis://[:password@]host:port[/db]`, or `rediss://`), and any instance answers for any session. `WAYFARER_API_KEYS` is then required, the same on every instance.",

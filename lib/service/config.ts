@@ -31,6 +31,7 @@ const ServiceEnvSchema = z.object({
     .optional(),
   WAYFARER_INTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   WAYFARER_INSTANCE_TTL_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
+  WAYFARER_WATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(2_000),
 });
 
 export interface ServiceConfig {
@@ -61,6 +62,13 @@ export interface ServiceConfig {
   shared: SharedConfig | undefined;
   /** What one project, and one session, may take (docs/guide/service.md, "Limits"). */
   limits: ServiceLimits;
+  /** How often the watchdog measures every session's browser memory and folder (ms). */
+  watchIntervalMs: number;
+  /**
+   * The service's own log, for what its operator should hear of as it happens (a session the
+   * watchdog ended): standard error, unless given (a test's).
+   */
+  warn: (line: string) => void;
 }
 
 export interface SharedConfig {
@@ -123,6 +131,8 @@ export function serviceConfig(
         }
       : undefined,
     limits: serviceLimits(env, e.WAYFARER_API_KEYS, e.WAYFARER_MAX_SESSIONS),
+    watchIntervalMs: e.WAYFARER_WATCH_INTERVAL_MS,
+    warn: (line) => void process.stderr.write(`${line}\n`),
   };
 }
 
@@ -149,10 +159,27 @@ export interface ServiceLimits {
   maxViewport: { width: number; height: number };
   /** Pages (tabs, popups) open at once in a session's browser. */
   maxPages: number;
+  /** Private memory of a session's browser (every process of it), MB; undefined: not watched. */
+  browserMaxMemoryMb: number | undefined;
+  /** Bytes on disk under a session's browser folder (profile, tmp, downloads), MB; undefined: not watched. */
+  sessionMaxDiskMb: number | undefined;
 }
 
 /** 0 or unset: no limit. */
 const Budget = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0);
+
+/**
+ * Megabytes the watchdog allows, 0 turning it off; a value below `least` would end sessions that
+ * do nothing (a browser with one blank page holds about 70 MB of its own, its profile a few MB).
+ */
+const Megabytes = (fallback: number, least: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 30)
+    .refine((mb) => mb === 0 || mb >= least, `expected 0 (no limit) or at least ${least}`)
+    .default(fallback);
 
 const LimitsEnvSchema = z.object({
   WAYFARER_PROJECT_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).optional(),
@@ -167,6 +194,8 @@ const LimitsEnvSchema = z.object({
     .regex(/^[1-9]\d{2,4}x[1-9]\d{2,4}$/, "expected WIDTHxHEIGHT in CSS pixels, e.g. 1920x1080")
     .default("3840x2160"),
   WAYFARER_MAX_PAGES: Count(10, 1_000),
+  WAYFARER_BROWSER_MAX_MEMORY_MB: Megabytes(2_048, 256),
+  WAYFARER_SESSION_MAX_DISK_MB: Megabytes(1_024, 64),
 });
 
 function serviceLimits(
@@ -190,5 +219,7 @@ function serviceLimits(
     sessionTokenCap: e.WAYFARER_SESSION_TOKEN_CAP || undefined,
     maxViewport: { width, height },
     maxPages: e.WAYFARER_MAX_PAGES,
+    browserMaxMemoryMb: e.WAYFARER_BROWSER_MAX_MEMORY_MB || undefined,
+    sessionMaxDiskMb: e.WAYFARER_SESSION_MAX_DISK_MB || undefined,
   };
 }
