@@ -313,7 +313,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   {
     name: "WAYFARER_WATCH_INTERVAL_MS",
     group: "service",
-    what: "How often the watchdog measures every session's browser memory and folder, in one pass for all (a session may be past a limit this long before it is ended).",
+    what: "How often the watchdog measures the memory of every session's browser, in one pass for all, and (every fifth pass) their folders: a session may be past a limit this long, or five times as long for its disk, before it is ended.",
     unset: "2000",
     secret: false,
   },

@@ -80,7 +80,7 @@ export class SessionWatch {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(async () => {
-      await this.tick().catch(() => {});
+      await this.tick();
       this.schedule();
     }, this.limits.intervalMs);
     this.timer.unref();
@@ -88,6 +88,14 @@ export class SessionWatch {
 
   /** Measures every session once; each one past a limit is handed to `over`. Never throws. */
   async tick(): Promise<void> {
+    try {
+      await this.measure();
+    } catch {
+      // What failed (/proc unreadable, a listing that threw) is tried again next time.
+    }
+  }
+
+  private async measure(): Promise<void> {
     const sessions = this.sessions();
     if (sessions.length === 0) return;
     const { memoryMb } = this.limits;
@@ -133,13 +141,17 @@ export class SessionWatch {
 
 /**
  * The private memory of each process group whose leader is in `leaders`, in bytes: one pass over
- * /proc for every session at once, read synchronously: /proc's files are made by the kernel as
- * they are read and never wait on a disk, and the promise form took eight times the CPU (2.4 ms
- * a pass for 130 processes against 20). The loop yields every few hundred processes. Private is RssAnon + RssShmem: Chromium runs a dozen
- * processes mapping the same binary and libraries, and plain RSS counts those shared pages once
- * per process (a blank browser reads ~390 MB of RSS against ~70 MB private). RssShmem is kept:
- * Chromium's shared-memory buffers between its processes are memory the session made, counted
- * once in each process that maps it (a bound from above, never a miss). Not Linux: nothing.
+ * /proc for every session at once.
+ *
+ * Private is RssAnon + RssShmem: Chromium runs a dozen processes mapping the same binary and
+ * libraries, and plain RSS counts those shared pages once per process (a blank browser reads
+ * ~390 MB of RSS against ~70 MB private). RssShmem is kept: Chromium's shared-memory buffers
+ * between its processes are memory the session made, counted once in each process that maps it
+ * (a bound from above, never a miss). Not Linux: nothing.
+ *
+ * Read synchronously: /proc's files are made by the kernel as they are read and never wait on a
+ * disk, and the promise form took eight times the CPU (2.4 ms a pass over 130 processes against
+ * 20). The loop yields every few hundred processes, so a crowded host does not hold the loop.
  */
 export async function groupMemory(
   leaders: ReadonlySet<number>,
