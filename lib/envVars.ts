@@ -318,6 +318,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_BROWSER_USERS",
+    group: "service",
+    what: "Whom sessions' browsers run as: `auto` gives each its own uid (gid = uid, no passwd entry) from 2000000000-2000065535 when the service runs as root, else the service's user; `off`: the service's user even as root (root without Chromium's sandbox); `FIRST-LAST`: that uid range.",
+    unset: "`auto`",
+    secret: false,
+  },
+  {
     name: "REDIS_URL",
     group: "service",
     what: "Shared mode: several instances keep their session registry, server cache, rate-limit counters and session-ended events in this Redis (`redis://[:password@]host:port[/db]`, or `rediss://`), and any instance answers for any session. `WAYFARER_API_KEYS` is then required, the same on every instance.",

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ServiceValidationError } from "../errors.js";
 import { type AddressRule, STRICT_RULE } from "../net/addressRule.js";
 import { parseInput } from "../options.js";
+import { type BrowserUsersSetting, BrowserUsersSettingSchema } from "./browserUsers.js";
 
 const Count = (fallback: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(fallback);
@@ -32,6 +33,7 @@ const ServiceEnvSchema = z.object({
   WAYFARER_INTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   WAYFARER_INSTANCE_TTL_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
   WAYFARER_WATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(2_000),
+  WAYFARER_BROWSER_USERS: BrowserUsersSettingSchema,
 });
 
 export interface ServiceConfig {
@@ -64,6 +66,8 @@ export interface ServiceConfig {
   limits: ServiceLimits;
   /** How often the watchdog measures every session's browser memory and folder (ms). */
   watchIntervalMs: number;
+  /** Whom each session's browser runs as: a uid of its own from a range (root), or the service's user. */
+  browserUsers: BrowserUsersSetting;
   /**
    * The service's own log, for what its operator should hear of as it happens (a session the
    * watchdog ended): standard error, unless given (a test's).
@@ -132,6 +136,7 @@ export function serviceConfig(
       : undefined,
     limits: serviceLimits(env, e.WAYFARER_API_KEYS, e.WAYFARER_MAX_SESSIONS),
     watchIntervalMs: e.WAYFARER_WATCH_INTERVAL_MS,
+    browserUsers: e.WAYFARER_BROWSER_USERS,
     warn: (line) => void process.stderr.write(`${line}\n`),
   };
 }
