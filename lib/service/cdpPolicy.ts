@@ -198,15 +198,21 @@ const responseHeadersRule: Rule = (params) => {
   return headerLinesRefusal(Buffer.from(binary, "base64").toString("latin1").split("\0"));
 };
 
+const continueRequestSchema = z.object({ url: z.string().optional() });
+
 const continueRequestRule: Rule = (params) => {
-  const parsed = parse(z.object({ url: z.string().optional() }), params);
+  const parsed = parse(continueRequestSchema, params);
   if (typeof parsed === "string") return parsed;
   return parsed.data.url === undefined ? undefined : urlRefusal("url", parsed.data.url);
 };
 
+const interceptedRequestSchema = z.object({
+  url: z.string().optional(),
+  rawResponse: z.string().optional(),
+});
+
 const interceptedRequestRule: Rule = (params) => {
-  const schema = z.object({ url: z.string().optional(), rawResponse: z.string().optional() });
-  const parsed = parse(schema, params);
+  const parsed = parse(interceptedRequestSchema, params);
   if (typeof parsed === "string") return parsed;
   const { url, rawResponse } = parsed.data;
   if (url !== undefined) {
@@ -391,15 +397,17 @@ function filesRefusal(files: string[], scope: CdpScope): string | undefined {
 
 const pathList = z.array(z.string()).max(MAX_FILES);
 
+const fileInputSchema = z.object({ files: pathList });
+const dragSchema = z.object({ data: z.object({ files: pathList.optional() }).optional() });
+
 const fileInputRule: Rule = (params, scope) => {
-  const parsed = parse(z.object({ files: pathList }), params);
+  const parsed = parse(fileInputSchema, params);
   return typeof parsed === "string" ? parsed : filesRefusal(parsed.data.files, scope);
 };
 
 /** A drop carries files by host path, as a file input does. */
 const dragRule: Rule = (params, scope) => {
-  const schema = z.object({ data: z.object({ files: pathList.optional() }).optional() });
-  const parsed = parse(schema, params);
+  const parsed = parse(dragSchema, params);
   if (typeof parsed === "string") return parsed;
   return filesRefusal(parsed.data.data?.files ?? [], scope);
 };
