@@ -117,7 +117,8 @@ function tryUnshare(
     ...(uid === undefined ? {} : { uid, gid: uid }),
     stdio: ["ignore", "ignore", "pipe"],
     timeout: 5_000,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    // The system's folders, not ours: nothing of the service's environment goes to the try.
+    env: { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" },
   });
   if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") return undefined;
   if (result.status === 0) return { ok: true };
