@@ -56,6 +56,9 @@ export interface CdpClient {
   close(): Promise<void>;
 }
 
+/** How long a command may wait for its answer. */
+const ANSWER_MS = 10_000;
+
 /** Opens `url`; an upgrade answered with an HTTP status rejects with CdpRefused. */
 export async function connectCdp(url: string, timeoutMs = 10_000): Promise<CdpClient> {
   const socket = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: timeoutMs });
@@ -122,7 +125,18 @@ export async function connectCdp(url: string, timeoutMs = 10_000): Promise<CdpCl
         return;
       }
       const id = ++nextId;
-      pending.set(id, { method, settle });
+      // Every wait bounded: a command the browser never answers fails the test in words.
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        settle({ error: new CdpError(method, -2, `no answer within ${ANSWER_MS} ms`) });
+      }, ANSWER_MS);
+      pending.set(id, {
+        method,
+        settle: (a) => {
+          clearTimeout(timer);
+          settle(a);
+        },
+      });
       socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
     });
   return {

@@ -7,7 +7,7 @@
 import { mkdtempSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CdpClient, evaluate, openPage } from "../../support/cdpClient.js";
 import {
@@ -106,13 +106,26 @@ describe("the host's files, written, through CDP", () => {
             ...(browserContextId ? { browserContextId } : {}),
           });
       const { browserContextId } = await a.cdp.send("Target.createBrowserContext", {});
+      const downloads = () => join(browserFolderOf(a.session), "downloads");
       const cases = [
-        ["a folder of the host, the session's own context", outside, undefined],
-        ["the server cache's folder", cacheDir, undefined],
-        ["a folder of the host, a context of the client's", outside, browserContextId],
+        ["a folder of the host, the session's own context", () => outside, outside, undefined],
+        ["the server cache's folder", () => cacheDir, cacheDir, undefined],
+        [
+          "a folder of the host, a context of the client's",
+          () => outside,
+          outside,
+          browserContextId,
+        ],
+        // Spelled from the session's own folder, climbing out of it.
+        [
+          "a climb out of the session's folder",
+          () => `${downloads()}/${relative(downloads(), outside)}`,
+          outside,
+          undefined,
+        ],
       ] as const;
-      for (const [what, folder, context] of cases) {
-        const landed = await downloadAfter(a, folder, setBrowser(folder), context);
+      for (const [what, asked, folder, context] of cases) {
+        const landed = await downloadAfter(a, folder, setBrowser(asked()), context);
         expect(landed.inFolder, what).toEqual([]);
         expect(landed.downloads, "the session's browserFolder").toEqual(expect.any(String));
         expect(landed.inSession, what).toHaveLength(1);

@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   answerText,
@@ -22,7 +22,13 @@ import {
   pageText,
   refusalPattern,
 } from "../../support/cdpClient.js";
-import { cdpSession, everyDocument, pause, secretValue } from "../../support/sandbox.js";
+import {
+  browserFolderOf,
+  cdpSession,
+  everyDocument,
+  pause,
+  secretValue,
+} from "../../support/sandbox.js";
 import { useService } from "../../support/service.js";
 
 // Removed after the service is closed (after-hooks run last-registered first).
@@ -113,6 +119,11 @@ const localUrls = () => [
   ` file://${secretFile}`,
   `file:${secretFile}`,
   `file://localhost${secretFile}`,
+  `fi\tle://${secretFile}`,
+  `\nfile://${secretFile}`,
+  `file:${secretFile.replaceAll("/", "\\")}`,
+  `filesystem:file://${secretFile}`,
+  `javascript:location=${JSON.stringify(`file://${secretFile}`)}`,
   `file://${dataDir}/`,
   `file://${dataDir}/cache.secret`,
   "file:///tmp/",
@@ -213,6 +224,14 @@ describe("the host's files, read, through CDP", () => {
       await expectNothingShown(a.cdp);
       expect(answerText(byNode)).toMatch(refusalPattern("DOM.setFileInputFiles"));
       expect(answerText(byObject)).toMatch(refusalPattern("DOM.setFileInputFiles"));
+      // A path that starts in the session's own folder and climbs out of it.
+      const downloads = join(browserFolderOf(a.session), "downloads");
+      const climbing = await a.cdp.answer(
+        "DOM.setFileInputFiles",
+        { files: [`${downloads}/${relative(downloads, secretFile)}`], nodeId },
+        sessionId,
+      );
+      expect(answerText(climbing)).toMatch(refusalPattern("DOM.setFileInputFiles"));
     } finally {
       await a.end();
     }
@@ -274,12 +293,80 @@ describe("the host's files, read, through CDP", () => {
     }
   });
 
+  it("refuses a command wrapped in Target.sendMessageToTarget", async () => {
+    const a = await cdpSession(service);
+    try {
+      const { targetId } = await a.cdp.send("Target.createTarget", { url: "about:blank" });
+      const attached = await a.cdp.answer("Target.attachToTarget", { targetId, flatten: false });
+      const wrapped = await a.cdp.answer("Target.sendMessageToTarget", {
+        sessionId: "result" in attached ? attached.result.sessionId : "none",
+        message: JSON.stringify({
+          id: 1,
+          method: "Page.navigate",
+          params: { url: `file://${secretFile}` },
+        }),
+      });
+      await pause(500);
+      await expectNothingShown(a.cdp);
+      expect(answerText(wrapped)).toMatch(refusalPattern("Target.sendMessageToTarget"));
+    } finally {
+      await a.end();
+    }
+  });
+
+  it("refuses a request sent on, or answered, to a file: URL (Fetch.continueRequest, Fetch.fulfillRequest)", async () => {
+    const a = await cdpSession(service);
+    try {
+      const { sessionId } = await openPage(a.cdp, `${origin}/blank`);
+      await a.cdp.send("Fetch.enable", { patterns: [{ urlPattern: "*/intercepted*" }] }, sessionId);
+      const answers: string[] = [];
+      const attempts = [
+        ["Fetch.continueRequest", { url: `file://${secretFile}` }],
+        [
+          "Fetch.fulfillRequest",
+          {
+            responseCode: 302,
+            responseHeaders: [{ name: "Location", value: `file://${secretFile}` }],
+          },
+        ],
+      ] as const;
+      for (const [method, params] of attempts) {
+        const since = a.cdp.events.length;
+        const navigating = navigate(
+          a.cdp,
+          sessionId,
+          `${origin}/intercepted-${answers.length}`,
+          3_000,
+        );
+        const paused = await a.cdp.waitForEvent(
+          "Fetch.requestPaused",
+          (e) => a.cdp.events.indexOf(e) >= since,
+        );
+        const requestId = paused.params.requestId as string;
+        const answer = await a.cdp.answer(method, { requestId, ...params }, sessionId);
+        answers.push(answerText(answer));
+        // A refused rewrite leaves the request paused: sent on as it was, to end the navigation.
+        if ("error" in answer)
+          await a.cdp.answer("Fetch.continueRequest", { requestId }, sessionId);
+        await navigating;
+      }
+      await pause(300);
+      await expectNothingShown(a.cdp);
+      expect(answers[0]).toMatch(refusalPattern("Fetch.continueRequest"));
+      expect(answers[1]).toMatch(refusalPattern("Fetch.fulfillRequest"));
+    } finally {
+      await a.end();
+    }
+  });
+
   it("shows no file: to a page that tries a link, location, window.open, an iframe, fetch or a redirect", async () => {
     const a = await cdpSession(service);
     try {
       const { sessionId } = await openPage(a.cdp);
-      for (const path of ["/link", "/location", "/open", "/iframe", "/fetch", "/redirect"]) {
-        await navigate(a.cdp, sessionId, `${origin}${path}`, 3_000);
+      const dataPage = `data:text/html,<script>location=${JSON.stringify(`file://${secretFile}`)}</script>`;
+      const paths = ["/link", "/location", "/open", "/iframe", "/fetch", "/redirect"];
+      for (const url of [...paths.map((p) => `${origin}${p}`), dataPage]) {
+        await navigate(a.cdp, sessionId, url, 3_000);
         // What the page starts by itself (a click, a popup, a frame) has its chance.
         await pause(500);
       }
