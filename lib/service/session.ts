@@ -277,6 +277,11 @@ export class Session {
     this.lastUsed = Date.now();
   }
 
+  /** A line of the service's own about the session (why the watchdog ended it): kept, streamed. */
+  note(message: string): void {
+    this.heard({ category: "session", message, level: 1, timestamp: new Date().toISOString() });
+  }
+
   /**
    * A client driving the browser over CDP changes pages behind this side's back: its goto has
    * returned, but the events that tell this connection of it may still be on their way. One

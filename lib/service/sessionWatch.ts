@@ -14,8 +14,8 @@ export interface Watched {
   readonly project: string;
   /** The browser's PID, which leads its own process group (every process it starts is in it). */
   readonly browserPid: number | undefined;
-  /** The browser's launch folder: profile, tmp, downloads. */
-  readonly browserFolder: string | undefined;
+  /** The browser's launch folder: profile, tmp, downloads; none: its disk is not watched. */
+  readonly browserFolder?: string | undefined;
 }
 
 export interface WatchLimits {

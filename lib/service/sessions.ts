@@ -2,13 +2,15 @@
  * The sessions this instance holds: started, found by id within a project (another project's
  * session answers as if it did not exist), ended on request, when idle, when the last client
  * of a session without keepAlive goes away, when its time is up (the platform's `timeout`, a
- * keepAlive session's most), or all at shutdown. Each counts against its project's limits.
+ * keepAlive session's most), when the watchdog finds its browser past a limit (the next call of
+ * its project on it is told why), or all at shutdown. Each counts against its project's limits.
  */
 import { randomUUID } from "node:crypto";
 import type { ServiceConfig } from "./config.js";
 import { type QuotaCounters, Quotas } from "./quotas.js";
 import { ServiceFull, ServiceStopping, SessionNotFound } from "./serviceErrors.js";
 import { Session, type SessionInit } from "./session.js";
+import { type Excess, excessText, SessionWatch } from "./sessionWatch.js";
 
 /** Told of each session that starts and ends, and when room changes (the shared registry). */
 export interface SessionWatcher {
@@ -24,6 +26,8 @@ export class Sessions {
   private readonly starting = new Set<Promise<unknown>>();
   private stopping = false;
   private readonly reaper: NodeJS.Timeout;
+  private readonly watch: SessionWatch;
+  private readonly endReasons = new EndReasons();
 
   private readonly newId: () => string;
   private readonly watcher: SessionWatcher | undefined;
@@ -41,6 +45,16 @@ export class Sessions {
     const every = Math.min(Math.max(config.idleMs / 4, 250), 30_000);
     this.reaper = setInterval(() => void this.endIdle(), every);
     this.reaper.unref();
+    this.watch = new SessionWatch(
+      {
+        memoryMb: config.limits.browserMaxMemoryMb,
+        diskMb: config.limits.sessionMaxDiskMb,
+        intervalMs: config.watchIntervalMs,
+      },
+      () => this.all(),
+      (session, excess) => this.endPastLimit(session as Session, excess),
+    );
+    this.watch.start();
   }
 
   async start(init: SessionInit): Promise<Session> {
@@ -100,7 +114,13 @@ export class Sessions {
   get(id: string, project: string): Session {
     const session = this.live.get(id);
     if (!session || session.project !== project) {
-      throw new SessionNotFound(`No session ${id}: it ended, or it never existed.`);
+      // Only its own project learns why; to another, the id names nothing, as before.
+      const reason = this.endReasons.of(id, project);
+      throw new SessionNotFound(
+        reason
+          ? `The session ${id} was ended: ${reason}.`
+          : `No session ${id}: it ended, or it never existed.`,
+      );
     }
     return session;
   }
@@ -116,6 +136,21 @@ export class Sessions {
     this.quotas.releaseSlot(session.id);
     this.watcher?.ended(session);
     await session.end();
+  }
+
+  /**
+   * The watchdog found the session's browser past a limit: ended like any other (its slot given
+   * back, the registry told), and said so in its log, in the service's, and to the next call.
+   */
+  private endPastLimit(session: Session, excess: Excess): void {
+    if (this.live.get(session.id) !== session) return;
+    const reason = excessText(excess);
+    this.endReasons.remember(session.id, session.project, reason);
+    session.note(`ended: ${reason}`);
+    this.config.warn(
+      `warning: ended session ${session.id} of project ${session.project}: ${reason}`,
+    );
+    void this.retire(session).catch(() => {});
   }
 
   /** A CDP client of the session connected (through the proxy). */
@@ -170,6 +205,7 @@ export class Sessions {
   async endAll(): Promise<void> {
     this.stopping = true;
     clearInterval(this.reaper);
+    this.watch.stop();
     await Promise.allSettled([...this.starting]);
     await Promise.all(this.all().map((s) => this.retire(s).catch(() => {})));
   }
@@ -184,6 +220,42 @@ export class Sessions {
     }
   }
 }
+
+/**
+ * Why sessions the watchdog ended were ended, by id, for the next call on them: kept 15 minutes
+ * (a client that polls or retries asks within seconds), and the oldest dropped past 4,096 (a
+ * few hundred bytes each).
+ */
+class EndReasons {
+  private readonly reasons = new Map<string, { project: string; reason: string; at: number }>();
+
+  remember(id: string, project: string, reason: string): void {
+    this.drop();
+    this.reasons.set(id, { project, reason, at: Date.now() });
+    if (this.reasons.size > REASONS_KEPT) {
+      const oldest = this.reasons.keys().next().value;
+      if (oldest !== undefined) this.reasons.delete(oldest);
+    }
+  }
+
+  of(id: string, project: string): string | undefined {
+    this.drop();
+    const kept = this.reasons.get(id);
+    return kept?.project === project ? kept.reason : undefined;
+  }
+
+  /** Insertion order is age order: the stale ones are at the front. */
+  private drop(): void {
+    const stale = Date.now() - REASON_KEPT_MS;
+    for (const [id, { at }] of this.reasons) {
+      if (at > stale) break;
+      this.reasons.delete(id);
+    }
+  }
+}
+
+const REASONS_KEPT = 4_096;
+const REASON_KEPT_MS = 15 * 60_000;
 
 const stoppingError = () =>
   new ServiceStopping("The service is shutting down: start the session again elsewhere.");
