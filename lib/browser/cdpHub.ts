@@ -74,6 +74,7 @@ export class CdpHub {
   private ended: string | undefined;
   private readonly root: CdpTransport;
   private readonly self: Peer = { receive: (message) => this.hubMessage(message) };
+  private pageCap: { max: number; onClosed: (url: string) => void; open: Set<string> } | undefined;
 
   constructor(private readonly pipe: CdpPipe) {
     const hub = this;
@@ -115,6 +116,21 @@ export class CdpHub {
     this.owners.set(sessionId, client);
     this.clients.add(client);
     return client;
+  }
+
+  /**
+   * Closes every page target past `max` as it is created, whoever opened it (a page's popup, a
+   * client's `Target.createTarget`) and in whichever browser context: the browser's own count,
+   * not what our Playwright has been told of.
+   */
+  async capPages(max: number, onClosed: (url: string) => void): Promise<void> {
+    this.pageCap = { max, onClosed, open: new Set() };
+    await this.call("Target.setDiscoverTargets", { discover: true });
+  }
+
+  /** The page cap, when one is set, and how many pages are open against it. */
+  get pages(): { open: number; max: number } | undefined {
+    return this.pageCap && { open: this.pageCap.open.size, max: this.pageCap.max };
   }
 
   /** A command on the hub's own session (or the root session before start). */
@@ -206,13 +222,28 @@ export class CdpHub {
     owner.receive(message);
   }
 
-  /** The answer to one of the hub's own calls (its session enables nothing: no events). */
+  /** The answer to one of the hub's own calls, or an event of the targets it watches. */
   private hubMessage(message: CdpMessage): void {
-    if (message.id === undefined) return;
-    const call = this.calls.get(message.id);
-    this.calls.delete(message.id);
-    if (message.error) call?.reject(new Error(message.error.message));
-    else call?.resolve(message.result ?? {});
+    if (message.id !== undefined) {
+      const call = this.calls.get(message.id);
+      this.calls.delete(message.id);
+      if (message.error) call?.reject(new Error(message.error.message));
+      else call?.resolve(message.result ?? {});
+      return;
+    }
+    const cap = this.pageCap;
+    const info = message.params?.targetInfo as { targetId?: string; type?: string; url?: string };
+    if (!cap) return;
+    if (message.method === "Target.targetCreated" && info?.type === "page" && info.targetId) {
+      if (cap.open.size < cap.max) {
+        cap.open.add(info.targetId);
+        return;
+      }
+      this.call("Target.closeTarget", { targetId: info.targetId }).catch(() => {});
+      cap.onClosed(info.url ?? "");
+    } else if (message.method === "Target.targetDestroyed") {
+      cap.open.delete(String(message.params?.targetId));
+    }
   }
 
   private end(reason: string): void {

@@ -27,7 +27,10 @@ export interface ContextSettings {
   viewport: { width: number; height: number } | undefined;
   logger: Logger;
   hooks: PageHooks;
-  /** Pages open at once; one past it (a popup, a tab a CDP client opened) is closed at once. */
+  /**
+   * Pages open at once: newPage refuses to pass it. Pages others open past it (popups, a CDP
+   * client's tabs) are closed by the browser's hub as they are made (CdpHub.capPages).
+   */
   pageLimit?: PageLimit;
 }
 
@@ -49,7 +52,6 @@ export class Context {
     private readonly settings: ContextSettings,
   ) {
     playwrightContext.on("page", (p) => {
-      if (this.pastLimit(p)) return;
       // A page the browser opened by itself (popup, new tab) becomes the active one.
       this.active = this.adopt(p);
       void this.sized(p);
@@ -139,23 +141,6 @@ export class Context {
       this.active = page;
       return page;
     });
-  }
-
-  /**
-   * A new page past the limit is closed before anything is done with it. Playwright hands this
-   * context every page target of the browser, also those a CDP client opens in a browser
-   * context of its own, so each is counted here.
-   */
-  private pastLimit(p: PlaywrightPage): boolean {
-    const limit = this.settings.pageLimit;
-    if (!limit || this.wrapped.has(p) || this.open.length < limit.max) return false;
-    void p.close().catch(() => {});
-    this.settings.logger.warn(
-      "context",
-      `closed a new page: ${limit.max} pages are open, the most this browser may have (${limit.setBy})`,
-      { url: p.url() },
-    );
-    return true;
   }
 
   private adopt(p: PlaywrightPage): Page {

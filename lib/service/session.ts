@@ -5,7 +5,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { CDPSession } from "playwright-core";
+import type { CdpHub } from "../browser/cdpHub.js";
 import type { Context, PageLimit } from "../browser/context.js";
+import type { RunAs } from "../browser/launch.js";
 import type { Engine, Operations } from "../engine/engine.js";
 import { createEngine } from "../engine/select.js";
 import { ServiceError } from "../errors.js";
@@ -50,6 +52,8 @@ export interface SessionInit {
   spendGuard?: SpendGuard;
   /** Pages the session's browser may have open at once. */
   pageLimit?: PageLimit;
+  /** The user the session's browser runs as (a service running as root). */
+  runAs?: RunAs;
 }
 
 /** One call, as `/replay` reports it for the client's metrics. */
@@ -176,8 +180,27 @@ export class Session {
       // The operator's keys only to the operator's endpoints; a caller's endpoint judged, pinned.
       modelAccess: serviceModelAccess(init.rule),
       pageLimit: init.pageLimit,
+      // CDP over a pipe: the browser listens on no port; clients reach it only through our proxy.
+      confine: init.runAs ? { runAs: init.runAs } : {},
     });
     const context = await engine.init();
+    const limit = init.pageLimit;
+    if (limit) {
+      // Counted by the browser itself: also the pages of contexts a CDP client makes, and
+      // popups our Playwright has not reported yet.
+      await engine.cdpHub
+        ?.capPages(limit.max, (url) =>
+          logger.warn(
+            "context",
+            `closed a new page: ${limit.max} pages are open, the most this browser may have (${limit.setBy})`,
+            { url },
+          ),
+        )
+        .catch(async (error: unknown) => {
+          await engine.close({ force: true });
+          throw error;
+        });
+    }
     const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };
     self = new Session(id, details, init.project, init.modelName, engine, context, metrics);
     if (init.ignored?.length) {
@@ -354,9 +377,14 @@ export class Session {
     else this.endHooks.push(hook);
   }
 
-  /** The browser's own CDP endpoint: reached only through the service's proxy. */
-  get cdpEndpoint(): string | undefined {
-    return this.engine.connectURL;
+  /** The one way into the session's browser (a pipe): the service's CDP proxy opens clients on it. */
+  get cdpHub(): CdpHub | undefined {
+    return this.engine.cdpHub;
+  }
+
+  /** The browser's own folder: its profile, temp files and downloads (`downloads/`). */
+  get browserFolder(): string | undefined {
+    return this.engine.browserFolder;
   }
 
   /** The PID of the session's browser (for checks that it is gone). */

@@ -325,7 +325,7 @@ describe("what /start may ask, capped", () => {
     }
   });
 
-  it("closes pages past WAYFARER_MAX_PAGES as they open: popups, and targets a CDP client opens in a context of its own", async () => {
+  it("closes pages past WAYFARER_MAX_PAGES as they open (popups), and refuses targets a CDP client asks for past them, in a context of its own too", async () => {
     const started = await start(service, {});
     const id = started.body.data.sessionId as string;
     const session = service.service.sessions.find(id)!;
@@ -355,9 +355,12 @@ describe("what /start may ask, capped", () => {
       });
       expect(await settled()).toBe(3);
       const { browserContextId } = await cdp.send("Target.createBrowserContext");
-      for (let i = 0; i < 3; i++) {
-        await cdp.send("Target.createTarget", { url: "about:blank", browserContextId });
-      }
+      // A target the client asks for past the cap is refused, in the client's own terms.
+      await expect(
+        cdp.send("Target.createTarget", { url: "about:blank", browserContextId }),
+      ).rejects.toThrow(
+        /Wayfarer refuses Target\.createTarget: 3 pages are open.*WAYFARER_MAX_PAGES/,
+      );
       expect(await settled()).toBe(3);
       expect((await session.pageList()).length).toBe(3);
       const closed = session.lines.filter((l) => l.message.includes("closed a new page"));
