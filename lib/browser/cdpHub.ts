@@ -144,7 +144,7 @@ export class CdpHub {
     this.nextHubId = id + 1 >= ID_END ? HUB_IDS : id + 1;
     return new Promise((resolve, reject) => {
       this.calls.set(id, { resolve, reject });
-      this.pending.set(id, { peer: this.self, id, attaches: false });
+      this.pending.set(id, { peer: this.self, id, attaches: ATTACHES.has(method) });
       this.pipe.write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
     });
   }
@@ -210,7 +210,10 @@ export class CdpHub {
     }
     const owner = message.sessionId === undefined ? undefined : this.owners.get(message.sessionId);
     if (!owner) {
-      this.root.onmessage?.(message);
+      // One message per task, as Playwright's own pipe transport hands them over: its CDP layer
+      // lets the promises an answer settles run before the next event (popups it never
+      // reported, under load, without this).
+      setImmediate(() => this.root.onmessage?.(message));
       return;
     }
     const child = message.params?.sessionId;
@@ -239,11 +242,28 @@ export class CdpHub {
         cap.open.add(info.targetId);
         return;
       }
-      this.call("Target.closeTarget", { targetId: info.targetId }).catch(() => {});
+      void this.closeNew(info.targetId);
       cap.onClosed(info.url ?? "");
     } else if (message.method === "Target.targetDestroyed") {
       cap.open.delete(String(message.params?.targetId));
     }
+  }
+
+  /**
+   * Closes a page that was just made. A new target waits for each auto-attached client to let
+   * it run, and a popup shares its opener's renderer: closed while it waits, neither ever runs
+   * again (the opener's script hangs in window.open). So the hub lets it run first.
+   */
+  private async closeNew(targetId: string): Promise<void> {
+    try {
+      const { sessionId } = await this.call("Target.attachToTarget", { targetId, flatten: true });
+      if (typeof sessionId === "string") {
+        await this.call("Runtime.runIfWaitingForDebugger", {}, sessionId).catch(() => {});
+      }
+    } catch {
+      // Gone already, or not attachable: closing is still worth a try.
+    }
+    await this.call("Target.closeTarget", { targetId }).catch(() => {});
   }
 
   private end(reason: string): void {

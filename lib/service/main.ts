@@ -6,6 +6,7 @@
 import { armLifeline } from "../browser/lifeline.js";
 import { readableMessage } from "../readableError.js";
 import { serviceConfig } from "./config.js";
+import { isolationLines } from "./isolation.js";
 import { loadKeys } from "./keys.js";
 import { buildService } from "./server.js";
 import { Cluster } from "./shared/cluster.js";
@@ -25,7 +26,16 @@ const cluster = config.shared
   : undefined;
 // Killed outright (SIGKILL, the OOM killer), no exit hook runs: the lifeline ends our browsers.
 armLifeline();
-const service = buildService(config, keys, cluster);
+const service = await Promise.resolve()
+  .then(() => buildService(config, keys, cluster))
+  .catch(failed);
+// What keeps each session's browser apart from this host, and what this host cannot give.
+for (const line of isolationLines(
+  service.sessions.browserUsers.plan,
+  config.limits.browserMaxMemoryMb,
+)) {
+  say(line);
+}
 const address = await service.listen(config.host, config.port).catch(failed);
 if (cluster && config.shared) {
   say(

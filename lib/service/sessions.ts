@@ -6,6 +6,7 @@
  * its project on it is told why), or all at shutdown. Each counts against its project's limits.
  */
 import { randomUUID } from "node:crypto";
+import { BrowserUsers } from "./browserUsers.js";
 import type { ServiceConfig } from "./config.js";
 import { type QuotaCounters, Quotas } from "./quotas.js";
 import { ServiceFull, ServiceStopping, SessionNotFound } from "./serviceErrors.js";
@@ -32,6 +33,8 @@ export class Sessions {
   private readonly newId: () => string;
   private readonly watcher: SessionWatcher | undefined;
   private readonly quotas: Quotas;
+  /** Whom each session's browser runs as (a uid of its own, when we are root). */
+  readonly browserUsers: BrowserUsers;
 
   constructor(
     private readonly config: ServiceConfig,
@@ -41,6 +44,7 @@ export class Sessions {
     this.newId = shared?.newId ?? randomUUID;
     this.watcher = shared?.watcher;
     this.quotas = new Quotas(config.limits, shared?.watcher.counters);
+    this.browserUsers = new BrowserUsers(config.browserUsers);
     // Looked for four times per idle period: a session outlives its idle time by a quarter at most.
     const every = Math.min(Math.max(config.idleMs / 4, 250), 30_000);
     this.reaper = setInterval(() => void this.endIdle(), every);
@@ -75,7 +79,10 @@ export class Sessions {
       });
       if (this.stopping) {
         this.quotas.releaseSlot(session.id);
-        await session.end().catch(() => {});
+        await session
+          .end()
+          .catch(() => {})
+          .finally(() => this.browserUsers.give(session.id));
         throw stoppingError();
       }
       this.live.set(session.id, session);
@@ -100,12 +107,16 @@ export class Sessions {
   private async open(id: string, init: SessionInit): Promise<Session> {
     await this.quotas.takeSlot(init.project, id);
     try {
+      const runAs = this.browserUsers.take(id);
       return await Session.open(id, {
         ...init,
         spendGuard: this.quotas.spendGuard(init.project),
         pageLimit: { max: this.config.limits.maxPages, setBy: "WAYFARER_MAX_PAGES" },
+        ...(runAs ? { runAs } : {}),
       });
     } catch (error) {
+      // The launch left nothing running (Session.open's promise): its user is free again.
+      this.browserUsers.give(id);
       this.quotas.releaseSlot(id);
       throw error;
     }
@@ -131,11 +142,13 @@ export class Sessions {
 
   /** Ends a live session once, whoever asks first; the watcher hears of it. */
   private async retire(session: Session): Promise<void> {
-    if (this.live.get(session.id) !== session) return session.end();
+    // Its user is handed out again only once its browser has ended and its folder is gone.
+    const giveUser = () => this.browserUsers.give(session.id);
+    if (this.live.get(session.id) !== session) return session.end().finally(giveUser);
     this.live.delete(session.id);
     this.quotas.releaseSlot(session.id);
     this.watcher?.ended(session);
-    await session.end();
+    await session.end().finally(giveUser);
   }
 
   /**

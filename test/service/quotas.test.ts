@@ -353,6 +353,10 @@ describe("what /start may ask, capped", () => {
       await page.evaluate(() => {
         for (let i = 0; i < 6; i++) window.open("about:blank", `popup${i}`);
       });
+      // The popups are made by the browser after window.open returns: wait for the four it closes.
+      const closedLines = () =>
+        session.lines.filter((l) => l.message.includes("closed a new page"));
+      await expect.poll(() => closedLines().length, { timeout: 15_000 }).toBe(4);
       expect(await settled()).toBe(3);
       const { browserContextId } = await cdp.send("Target.createBrowserContext");
       // A target the client asks for past the cap is refused, in the client's own terms.
@@ -362,9 +366,10 @@ describe("what /start may ask, capped", () => {
         /Wayfarer refuses Target\.createTarget: 3 pages are open.*WAYFARER_MAX_PAGES/,
       );
       expect(await settled()).toBe(3);
-      expect((await session.pageList()).length).toBe(3);
-      const closed = session.lines.filter((l) => l.message.includes("closed a new page"));
-      expect(closed.length).toBeGreaterThanOrEqual(4);
+      // Our side learns of the popups it kept once Playwright has set them up.
+      await expect.poll(async () => (await session.pageList()).length, { timeout: 15_000 }).toBe(3);
+      const closed = closedLines();
+      expect(closed.length).toBe(4);
       expect(closed[0]!.message).toContain("WAYFARER_MAX_PAGES");
     } finally {
       await browser.close().catch(() => {});
