@@ -340,10 +340,17 @@ export class Session {
     }
   }
 
-  /** Ends the browser; safe to call twice. What was told to onEnd runs first. */
-  end(): Promise<void> {
+  /**
+   * Ends the browser; safe to call twice. What was told to onEnd runs first; an operation under
+   * way fails saying `why`, when there is one.
+   */
+  end(why?: string): Promise<void> {
     if (!this.ended) {
-      this.ending.abort(new ServiceError(`The session ${this.id} ended while this operation ran.`));
+      this.ending.abort(
+        new ServiceError(
+          `The session ${this.id} ended while this operation ran${why ? `: ${why}` : ""}.`,
+        ),
+      );
       for (const hook of this.endHooks.splice(0)) hook();
       this.ended = this.engine.close({ force: true });
     }

@@ -141,14 +141,14 @@ export class Sessions {
   }
 
   /** Ends a live session once, whoever asks first; the watcher hears of it. */
-  private async retire(session: Session): Promise<void> {
+  private async retire(session: Session, why?: string): Promise<void> {
     // Its user is handed out again only once its browser has ended and its folder is gone.
     const giveUser = () => this.browserUsers.give(session.id);
-    if (this.live.get(session.id) !== session) return session.end().finally(giveUser);
+    if (this.live.get(session.id) !== session) return session.end(why).finally(giveUser);
     this.live.delete(session.id);
     this.quotas.releaseSlot(session.id);
     this.watcher?.ended(session);
-    await session.end().finally(giveUser);
+    await session.end(why).finally(giveUser);
   }
 
   /**
@@ -163,7 +163,7 @@ export class Sessions {
     this.config.warn(
       `warning: ended session ${session.id} of project ${session.project}: ${reason}`,
     );
-    void this.retire(session).catch(() => {});
+    void this.retire(session, reason).catch(() => {});
   }
 
   /** A CDP client of the session connected (through the proxy). */
