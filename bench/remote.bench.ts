@@ -8,7 +8,12 @@
  * LOCAL against REMOTE, medians and their ratio. Goals (issue 18): per act or extract, added p50
  * under 15 ms and p95 under 40 ms; the job within 1.3× LOCAL.
  *
+ * With BENCH_BEFORE=<commit>, a third side, BEFORE: a REMOTE client of the service as it was at
+ * that commit (bench/beforeService.ts), in the same turns (the order rotates every round), and
+ * its figures next to REMOTE's: a change to the service next to its baseline.
+ *
  *   npm run bench:remote        BENCH_ROUNDS=50 npm run bench:remote
+ *   BENCH_BEFORE=18d00db npm run bench:remote
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,6 +24,7 @@ import { runJob } from "../lib/job/runJob.js";
 import { serveModelKit } from "../test/support/llm/modelHttp.js";
 import { shopModel } from "../test/support/llm/shopModel.js";
 import { startService } from "../test/support/serviceProcess.js";
+import { serviceBefore } from "./beforeService.js";
 import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
 
@@ -32,27 +38,36 @@ process.env.OPENAI_BASE_URL = kit.url;
 const pages = await startBenchServer();
 const shop = `${pages.origin}/fixtures/outline/shop.html`;
 const dataDir = await mkdtemp(join(tmpdir(), "wayfarer-bench-remote-"));
-const service = await startService({
-  WAYFARER_DATA_DIR: dataDir,
+const serviceEnv = (dir: string) => ({
+  WAYFARER_DATA_DIR: dir,
   WAYFARER_API_KEYS: `bench:${KEY}`,
   WAYFARER_ALLOW_HOSTS: "127.0.0.1",
   // Every call asks the model, as LOCAL's do.
   WAYFARER_SERVER_CACHE: "off",
   OPENAI_BASE_URL: kit.url,
 });
-process.env.WAYFARER_API_URL = service.url;
+const service = await startService(serviceEnv(dataDir));
+const BEFORE = process.env.BENCH_BEFORE;
+const beforeService = await serviceBefore(BEFORE, serviceEnv);
+
+type Side = "local" | "remote" | "before";
+const sides: Side[] = beforeService ? ["local", "remote", "before"] : ["local", "remote"];
+/** A REMOTE client reads its service's address when it is made. */
+const serviceUrl = (side: Side) => (side === "before" ? beforeService!.url : service.url);
 
 const quiet = { disablePino: true, verbose: 0 as const, model: MODEL };
-const local = new Client({ env: "LOCAL", ...quiet });
-const remote = new Client({ env: "REMOTE", apiKey: KEY, serverCache: false, ...quiet });
-await Promise.all([local.init(), remote.init()]);
-
-type Side = "local" | "remote";
-type Op = "act" | "extract";
-const times: Record<Side, Record<Op, number[]>> = {
-  local: { act: [], extract: [] },
-  remote: { act: [], extract: [] },
+const clientOf = (side: Side) => {
+  if (side === "local") return new Client({ env: "LOCAL", ...quiet });
+  process.env.WAYFARER_API_URL = serviceUrl(side);
+  return new Client({ env: "REMOTE", apiKey: KEY, serverCache: false, ...quiet });
 };
+const clients = new Map(sides.map((side) => [side, clientOf(side)] as const));
+await Promise.all([...clients.values()].map((client) => client.init()));
+
+type Op = "act" | "extract";
+const times = Object.fromEntries(
+  sides.map((side) => [side, { act: [] as number[], extract: [] as number[] }]),
+) as Record<Side, Record<Op, number[]>>;
 const failures: string[] = [];
 
 async function round(side: Side, client: Client, counted: boolean): Promise<void> {
@@ -68,23 +83,15 @@ async function round(side: Side, client: Client, counted: boolean): Promise<void
   }
 }
 
+/** The sides in round i: each goes first, second, … in turn. */
+const turn = (i: number) => sides.map((_, k) => sides[(i + k) % sides.length]!);
+
 // Warm-up of each, not counted.
-await round("local", local, false);
-await round("remote", remote, false);
+for (const side of sides) await round(side, clients.get(side)!, false);
 for (let i = 0; i < ROUNDS; i++) {
-  const order: [Side, Client][] =
-    i % 2
-      ? [
-          ["remote", remote],
-          ["local", local],
-        ]
-      : [
-          ["local", local],
-          ["remote", remote],
-        ];
-  for (const [side, client] of order) await round(side, client, true);
+  for (const side of turn(i)) await round(side, clients.get(side)!, true);
 }
-await Promise.all([local.close(), remote.close()]);
+await Promise.all([...clients.values()].map((client) => client.close()));
 
 const q = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))]!;
@@ -102,30 +109,55 @@ for (const op of ["act", "extract"] as const) {
     `${op.padEnd(9)} ${f(median(l))} / ${f(q(l, 0.95))} ms  ${f(median(r))} / ${f(q(r, 0.95))} ms  ${f(median(r) - median(l))} / ${f(q(r, 0.95) - q(l, 0.95))} ms`,
   );
 }
+if (BEFORE) {
+  console.log(`REMOTE now against REMOTE at ${BEFORE} (the same turns):`);
+  for (const op of ["act", "extract"] as const) {
+    const r = times.remote[op];
+    const b = times.before[op];
+    console.log(
+      `${op.padEnd(9)} before p50 / p95 ${f(median(b))} / ${f(q(b, 0.95))} ms, now / before: p50 ${(median(r) / median(b)).toFixed(3)}×, p95 ${(q(r, 0.95) / q(b, 0.95)).toFixed(3)}×`,
+    );
+  }
+}
 
 // The job, cold: a new client (and browser, or session) each time, in turns.
 const job = resolveJob(
   { url: shop, act: "add black tea to the cart", extract: "what the cart says", model: MODEL },
   {},
 );
-const jobTimes: Record<Side, number[]> = { local: [], remote: [] };
-for (let i = 0; i < JOBS * 2; i++) {
-  const side: Side = i % 2 === 0 ? "local" : "remote";
-  if (side === "local") delete process.env.WAYFARER_API_KEY;
-  else process.env.WAYFARER_API_KEY = KEY;
-  const t = performance.now();
-  const result = await runJob(job);
-  jobTimes[side].push(performance.now() - t);
-  if (result.data !== "Cart: black") failures.push(`${side} job: ${result.data}`);
+const jobTimes = Object.fromEntries(sides.map((side) => [side, [] as number[]])) as Record<
+  Side,
+  number[]
+>;
+for (let i = 0; i < JOBS; i++) {
+  for (const side of turn(i)) {
+    if (side === "local") delete process.env.WAYFARER_API_KEY;
+    else {
+      process.env.WAYFARER_API_KEY = KEY;
+      process.env.WAYFARER_API_URL = serviceUrl(side);
+    }
+    const t = performance.now();
+    const result = await runJob(job);
+    jobTimes[side].push(performance.now() - t);
+    if (result.data !== "Cart: black") failures.push(`${side} job: ${result.data}`);
+  }
 }
 const lj = median(jobTimes.local);
 const rj = median(jobTimes.remote);
 console.log(
   `job, cold, ${JOBS} each: LOCAL ${lj.toFixed(0)} ms, REMOTE ${rj.toFixed(0)} ms (median): ${(rj / lj).toFixed(2)}× (goal 1.3×)`,
 );
+if (BEFORE) {
+  const bj = median(jobTimes.before);
+  console.log(
+    `job, cold, REMOTE at ${BEFORE}: ${bj.toFixed(0)} ms (median); now / before: ${(rj / bj).toFixed(3)}×`,
+  );
+}
 console.log(`failed runs: ${failures.length}`);
 for (const failure of failures.slice(0, 5)) console.log(`  ${failure}`);
 
+beforeService?.child.kill("SIGTERM");
+if (beforeService) await beforeService.exited;
 service.child.kill("SIGTERM");
 await service.exited;
 await rm(dataDir, { recursive: true, force: true });

@@ -15,8 +15,7 @@
  *   npm run bench:service        BENCH_SESSIONS=10 npm run bench:service
  *   BENCH_BEFORE=ed006c5 npm run bench:service
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +24,7 @@ import { serveModelKit } from "../test/support/llm/modelHttp.js";
 import { shopModel } from "../test/support/llm/shopModel.js";
 import { liveDescendants } from "../test/support/processes.js";
 import { startService } from "../test/support/serviceProcess.js";
+import { serviceBefore } from "./beforeService.js";
 import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
 
@@ -55,21 +55,7 @@ const service = await startService(serviceEnv(dataDir));
 const servicePid = service.child.pid!;
 
 const BEFORE = process.env.BENCH_BEFORE;
-const ROOT = join(import.meta.dirname, "..");
-/** The service as it was at BEFORE, in a process of its own; undefined without BENCH_BEFORE. */
-async function serviceBefore() {
-  if (!BEFORE) return undefined;
-  const dir = join(ROOT, ".bench-before");
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir);
-  const archive = execFileSync("git", ["archive", BEFORE, "lib"], { cwd: ROOT });
-  execFileSync("tar", ["-x", "-C", dir], { input: archive });
-  return startService(
-    serviceEnv(await mkdtemp(join(tmpdir(), "wayfarer-bench-before-"))),
-    join(dir, "lib", "service", "main.ts"),
-  );
-}
-const beforeService = await serviceBefore();
+const beforeService = await serviceBefore(BEFORE, serviceEnv);
 
 type Op = "navigate" | "act" | "extract";
 type Side = "service" | "local";
@@ -129,11 +115,15 @@ function memoryNow() {
   return {
     serviceKb: rssKb(servicePid),
     serviceBrowsersKb: sumRssKb(liveDescendants(servicePid).filter((p) => p !== servicePid)),
-    localKb: rssKb(process.pid),
-    // The service's process is our child too, but not a browser of ours.
-    localBrowsersKb: sumRssKb(liveDescendants(process.pid).filter((p) => p !== servicePid)),
+    // With BENCH_BEFORE, the other side is that service's process and its browsers.
+    localKb: rssKb(otherPid),
+    // The services' processes are our children too, but not browsers of ours.
+    localBrowsersKb: sumRssKb(
+      liveDescendants(otherPid).filter((p) => p !== servicePid && p !== beforeService?.child.pid),
+    ),
   };
 }
+const otherPid = beforeService?.child.pid ?? process.pid;
 type Memory = ReturnType<typeof memoryNow>;
 const maxOf = (a: Memory, b: Memory): Memory => ({
   serviceKb: Math.max(a.serviceKb, b.serviceKb),
@@ -273,7 +263,7 @@ console.log(
 );
 const mb = (kb: number) => (kb / SESSIONS / 1024).toFixed(1);
 console.log(
-  `memory per session at the peak: service process +${mb(grown.service.node)} MB, its Chromium ${mb(grown.service.browsers)} MB; in-process: this process +${mb(grown.local.node)} MB, its Chromium ${mb(grown.local.browsers)} MB`,
+  `memory per session at the peak: service process +${mb(grown.service.node)} MB, its Chromium ${mb(grown.service.browsers)} MB; ${BEFORE ? `the service at ${BEFORE}` : "in-process: this process"} +${mb(grown.local.node)} MB, its Chromium ${mb(grown.local.browsers)} MB`,
 );
 console.log(
   `model requests answered by the kit: ${kit.requests().length}, unanswered: ${kit.unhandled().length}; failed runs: ${failures.length}`,
