@@ -8,7 +8,7 @@
  * call's `usage`.
  */
 import { z } from "zod";
-import { LogLevelSchema } from "../log.js";
+import { type LogLevel, LogLevelSchema } from "../log.js";
 import { NavigationOptionsSchema, V3OptionsSchema } from "../options.js";
 import { WireErrorSchema } from "./errors.js";
 import { nestedAtMost } from "./nesting.js";
@@ -90,11 +90,24 @@ export type StreamFrame = z.infer<typeof StreamFrameSchema>;
 /** `x-stream-response: true` (which wins) or this field asks for frames instead of one answer. */
 const StreamResponse = z.boolean().optional();
 
+/**
+ * A page as v1 clients name it: the reference reads an empty or null frameId as the active page
+ * (its own test suite sends `""`; the Python SDK sends `null`).
+ */
+const WireFrameId = z
+  .union([FrameIdSchema, z.literal(""), z.null()])
+  .optional()
+  .transform((frameId) => frameId || undefined)
+  .describe("The page: its main frame's id. The active page when absent, empty or null.");
+
 /** `POST /v1/sessions/start`; the model key comes in the `x-model-api-key` header. */
 export const StartBodySchema = z.looseObject({
   modelName: z.string().optional(),
-  domSettleTimeoutMs: z.number().int().min(0).optional(),
-  verbose: LogLevelSchema.optional(),
+  // The reference takes any number (a fractional one is rounded) and verbose as "0"/"1"/"2" too.
+  domSettleTimeoutMs: z.number().min(0).transform(Math.round).optional(),
+  verbose: z
+    .union([LogLevelSchema, z.enum(["0", "1", "2"]).transform((v) => Number(v) as LogLevel)])
+    .optional(),
   systemPrompt: z.string().optional(),
   selfHeal: z.boolean().optional(),
   useTouch: z.boolean().optional(),
@@ -130,19 +143,26 @@ export const StartDataSchema = z.looseObject({
 export const NavigateBodySchema = z.strictObject({
   url: z.string().min(1),
   options: NavigationOptionsSchema,
-  frameId: FrameIdSchema.optional(),
+  frameId: WireFrameId,
   streamResponse: StreamResponse,
 });
 
-export const ActBodySchema = ActRequestSchema.extend({ streamResponse: StreamResponse });
-export const ObserveBodySchema = ObserveRequestSchema.extend({ streamResponse: StreamResponse });
-export const ExtractBodySchema = ExtractRequestSchema.extend({ streamResponse: StreamResponse });
+const onTheWire = { frameId: WireFrameId, streamResponse: StreamResponse };
+export const ActBodySchema = ActRequestSchema.extend(onTheWire);
+export const ObserveBodySchema = ObserveRequestSchema.extend(onTheWire);
+export const ExtractBodySchema = ExtractRequestSchema.extend(onTheWire);
 
-/** The reference's AgentExecuteRequest: `frameId` may be null, `shouldCache` asks for an entry. */
-export const AgentExecuteBodySchema = AgentExecuteRequestSchema.extend({
-  frameId: FrameIdSchema.nullable().optional(),
-  streamResponse: StreamResponse,
-});
+/** The reference's AgentExecuteRequest: `shouldCache` asks for an entry. */
+export const AgentExecuteBodySchema = AgentExecuteRequestSchema.extend(onTheWire);
+
+/** `POST /v1/sessions/{id}/end` takes no body (the reference refuses one with keys). */
+export const EndBodySchema = z.unknown().refine(
+  (body) =>
+    body === undefined ||
+    body === null ||
+    (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0),
+  { error: "Request body must be empty" },
+);
 
 /** `GET /v1/sessions/{id}/replay`'s data: each call's method and usage, for the client's metrics. */
 export const ReplayDataSchema = z.looseObject({

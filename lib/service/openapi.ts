@@ -106,7 +106,12 @@ export function openApiDocument(): object {
         AgentExecuteBodySchema,
         z.object({ result: AgentResultSchema, cacheEntry: z.unknown().optional() }),
       ),
-      "/v1/sessions/{id}/end": operation("End the session", z.object({}), z.object({}), false),
+      "/v1/sessions/{id}/end": operation(
+        "End the session",
+        z.strictObject({}),
+        z.object({}),
+        false,
+      ),
       "/v1/sessions/{id}/stop": operation(
         "Stop the operation under way (ours): an agent run ends between steps and answers its result",
         z.object({}),

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { StartBodySchema } from "../../api/v1.js";
+import { EndBodySchema, StartBodySchema } from "../../api/v1.js";
 import { parseInput } from "../../options.js";
 import { answerJson } from "../answers.js";
 import type { ServiceConfig } from "../config.js";
@@ -116,6 +116,7 @@ export function sessionRoutes(deps: {
     app.post("/v1/sessions/:id/end", (request, reply) =>
       answerJson(reply, async () => {
         const { id } = parseInput(Id, request.params, "path");
+        parseInput(EndBodySchema, request.body, "body");
         await sessions.end(id, request.project);
         return {};
       }),

@@ -1,0 +1,72 @@
+/**
+ * v1 details other clients send as the reference reads them: an empty or null frameId names the
+ * active page (the reference's own suite sends "", the Python SDK null), verbose as a string,
+ * a fractional domSettleTimeoutMs, and /end's body empty or refused.
+ */
+import { describe, expect, it } from "vitest";
+import { useService } from "../support/service.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const pages = useStaticServer();
+const service = useService();
+
+async function start(body: Record<string, unknown> = {}): Promise<string> {
+  const started = await service.call("POST", "/v1/sessions/start", { body });
+  expect(started.status).toBe(200);
+  return started.body.data.sessionId as string;
+}
+
+describe("what other v1 clients send", () => {
+  it('reads frameId "" and null as the active page on navigate and extract; a page that is not open is still refused', async () => {
+    const id = await start();
+    try {
+      for (const frameId of ["", null]) {
+        const navigated = await service.call("POST", `/v1/sessions/${id}/navigate`, {
+          body: { url: pages.url("basic.html"), options: {}, frameId },
+        });
+        expect(navigated.status, `navigate with frameId ${JSON.stringify(frameId)}`).toBe(200);
+        const extracted = await service.call("POST", `/v1/sessions/${id}/extract`, {
+          body: { frameId },
+        });
+        expect(extracted.status, `extract with frameId ${JSON.stringify(frameId)}`).toBe(200);
+        expect(JSON.stringify(extracted.body.data.result)).toContain("Basic fixture");
+      }
+      const unknown = await service.call("POST", `/v1/sessions/${id}/extract`, {
+        body: { frameId: "NO-SUCH-FRAME" },
+      });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.error.name).toBe("PageNotFoundError");
+      const wrongType = await service.call("POST", `/v1/sessions/${id}/extract`, {
+        body: { frameId: 7 },
+      });
+      expect(wrongType.status).toBe(400);
+      expect(wrongType.body.message).toContain("frameId");
+    } finally {
+      await service.call("POST", `/v1/sessions/${id}/end`);
+    }
+  });
+
+  it('takes verbose "0"/"1"/"2" and a fractional domSettleTimeoutMs at /start; refuses verbose "3"', async () => {
+    for (const verbose of ["0", "1", "2"]) {
+      const id = await start({ verbose, domSettleTimeoutMs: 1500.5 });
+      await service.call("POST", `/v1/sessions/${id}/end`);
+    }
+    const refused = await service.call("POST", "/v1/sessions/start", { body: { verbose: "3" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain("verbose");
+  });
+
+  it("ends a session with no body or an empty one, and refuses a body with keys as the reference does", async () => {
+    const id = await start();
+    const refused = await service.call("POST", `/v1/sessions/${id}/end`, {
+      body: { force: true },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain("Request body must be empty");
+    // Refused before anything was done: the session still runs.
+    expect((await service.call("GET", `/v1/sessions/${id}`)).status).toBe(200);
+    expect((await service.call("POST", `/v1/sessions/${id}/end`, { body: {} })).status).toBe(200);
+    const other = await start();
+    expect((await service.call("POST", `/v1/sessions/${other}/end`)).status).toBe(200);
+  });
+});
