@@ -156,13 +156,15 @@ export const ExtractBodySchema = ExtractRequestSchema.extend(onTheWire);
 export const AgentExecuteBodySchema = AgentExecuteRequestSchema.extend(onTheWire);
 
 /** `POST /v1/sessions/{id}/end` takes no body (the reference refuses one with keys). */
-export const EndBodySchema = z.unknown().refine(
-  (body) =>
-    body === undefined ||
-    body === null ||
-    (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0),
-  { error: "Request body must be empty" },
-);
+export const EndBodySchema = z
+  .unknown()
+  .refine(
+    (body) =>
+      body === undefined ||
+      body === null ||
+      (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0),
+    { error: "Request body must be empty" },
+  );
 
 /** `GET /v1/sessions/{id}/replay`'s data: each call's method and usage, for the client's metrics. */
 export const ReplayDataSchema = z.looseObject({
