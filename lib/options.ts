@@ -410,6 +410,13 @@ export const ActionSchema = z.strictObject({
     .describe(
       "The method's arguments (text to type, a key, a percentage); may hold `%name%` tokens.",
     ),
+  backendNodeId: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "The reference's DOM node id, as its clients send an observed action back: accepted; the selector names the element.",
+    ),
 });
 export type Action = z.infer<typeof ActionSchema>;
 

@@ -46,6 +46,32 @@ describe("what other v1 clients send", () => {
     }
   });
 
+  it("acts on an Action that carries the reference's backendNodeId (the selector names the element)", async () => {
+    const id = await start();
+    try {
+      await service.call("POST", `/v1/sessions/${id}/navigate`, {
+        body: { url: pages.url("basic.html"), options: {} },
+      });
+      const acted = await service.call("POST", `/v1/sessions/${id}/act`, {
+        body: {
+          input: {
+            selector: "xpath=/html/body/form/button",
+            description: "Search button",
+            method: "click",
+            arguments: [],
+            backendNodeId: 17,
+          },
+        },
+      });
+      expect(acted.status).toBe(200);
+      expect(acted.body.data.result.success).toBe(true);
+      const page = await service.call("POST", `/v1/sessions/${id}/extract`, { body: {} });
+      expect(JSON.stringify(page.body.data.result)).toContain("submitted:");
+    } finally {
+      await service.call("POST", `/v1/sessions/${id}/end`);
+    }
+  });
+
   it('takes verbose "0"/"1"/"2" and a fractional domSettleTimeoutMs at /start; refuses verbose "3"', async () => {
     for (const verbose of ["0", "1", "2"]) {
       const id = await start({ verbose, domSettleTimeoutMs: 1500.5 });
