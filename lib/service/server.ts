@@ -152,14 +152,14 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   });
 
   app.register(healthRoutes({ ready: () => !closing }));
-  app.register(sessionRoutes({ sessions, config, keys, cluster }));
+  const access = new BrowserAccess(sessions, cluster);
+  app.register(sessionRoutes({ sessions, config, keys, cluster, access }));
   const folderCache =
     config.serverCache && !cluster
       ? new FolderCacheStore(join(config.dataDir, "cache"), config.cacheLimits)
       : undefined;
   const cache = !config.serverCache ? undefined : (cluster?.cache ?? folderCache);
   app.register(operationRoutes({ sessions, rule: config.rule, cache }));
-  const access = new BrowserAccess(sessions, cluster);
   access.attach(app.server);
   app.register(platformRoutes({ sessions, access, publicUrl: config.publicUrl }));
   // Behind the session's view token, not an API key.

@@ -3,8 +3,9 @@
  * active page (the reference's own suite sends "", the Python SDK null), verbose as a string,
  * a fractional domSettleTimeoutMs, and /end's body empty or refused.
  */
+import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { useService } from "../support/service.js";
+import { KEYS, useService } from "../support/service.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const pages = useStaticServer();
@@ -68,6 +69,27 @@ describe("what other v1 clients send", () => {
       const page = await service.call("POST", `/v1/sessions/${id}/extract`, { body: {} });
       expect(JSON.stringify(page.body.data.result)).toContain("submitted:");
     } finally {
+      await service.call("POST", `/v1/sessions/${id}/end`);
+    }
+  });
+
+  it("answers /start with cdpUrl: the session's browser through the proxy, a token of its own, never the key", async () => {
+    const started = await service.call("POST", "/v1/sessions/start", { body: {} });
+    const id = started.body.data.sessionId as string;
+    const cdpUrl = started.body.data.cdpUrl as string;
+    expect(cdpUrl).toMatch(
+      new RegExp(`^ws://127\\.0\\.0\\.1:\\d+/v1/sessions/${id}/cdp\\?token=[\\w-]{40,}$`),
+    );
+    expect(cdpUrl).not.toContain(KEYS.alpha);
+    const browser = await chromium.connectOverCDP(cdpUrl);
+    try {
+      await service.call("POST", `/v1/sessions/${id}/navigate`, {
+        body: { url: pages.url("basic.html"), options: {} },
+      });
+      const page = browser.contexts()[0]!.pages()[0]!;
+      await expect.poll(() => page.title()).toBe("Basic fixture");
+    } finally {
+      await browser.close();
       await service.call("POST", `/v1/sessions/${id}/end`);
     }
   });

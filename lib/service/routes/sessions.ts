@@ -7,6 +7,7 @@ import { z } from "zod";
 import { EndBodySchema, StartBodySchema } from "../../api/v1.js";
 import { parseInput } from "../../options.js";
 import { answerJson } from "../answers.js";
+import type { BrowserAccess } from "../browserAccess.js";
 import type { ServiceConfig } from "../config.js";
 import type { KeyRing } from "../keys.js";
 import { dashboardLink, publicBase } from "../links.js";
@@ -47,8 +48,10 @@ export function sessionRoutes(deps: {
   config: ServiceConfig;
   keys: KeyRing;
   cluster: Cluster | undefined;
+  /** Mints the CDP URL `/start` answers. */
+  access: BrowserAccess;
 }): FastifyPluginAsync {
-  const { sessions, config, keys, cluster } = deps;
+  const { sessions, config, keys, cluster, access } = deps;
   /**
    * Shared mode: a resumed session lives where its owner is; a new one goes to another
    * instance when this one is full. True when another instance answered.
@@ -76,8 +79,18 @@ export function sessionRoutes(deps: {
         );
         // Beside the protocol's fields, the dashboard link (optional on the wire).
         const answer = (session: Session) => {
-          const sessionUrl = dashboardLink(publicBase(request, config.publicUrl), session);
-          return { sessionId: session.id, available: true, sessionUrl, debugUrl: sessionUrl };
+          const base = publicBase(request, config.publicUrl);
+          const sessionUrl = dashboardLink(base, session);
+          // The session's CDP through our proxy, as the reference answers it (SDKs hand it to
+          // Playwright's connectOverCDP); its token is the session's, never the key.
+          const cdpUrl = `${base.replace(/^http/, "ws")}${access.mint(session.id)}`;
+          return {
+            sessionId: session.id,
+            cdpUrl,
+            available: true,
+            sessionUrl,
+            debugUrl: sessionUrl,
+          };
         };
         if (body.browserbaseSessionID) {
           return answer(sessions.get(body.browserbaseSessionID, request.project));
