@@ -170,9 +170,17 @@ export const EndBodySchema = z
 export const ReplayDataSchema = z.looseObject({
   pages: z.array(
     z.looseObject({
+      /** The reference's page fields (older services of ours answer without them). */
+      url: z.string().optional(),
+      timestamp: z.number().optional(),
+      duration: z.number().optional(),
       actions: z.array(
         z.looseObject({
           method: z.string(),
+          parameters: z.record(z.string(), z.unknown()).optional(),
+          result: z.record(z.string(), z.unknown()).optional(),
+          timestamp: z.number().optional(),
+          endTime: z.number().optional(),
           tokenUsage: z
             .looseObject({
               inputTokens: z.number().optional(),

@@ -56,7 +56,7 @@ export interface SessionInit {
   runAs?: RunAs;
 }
 
-/** One call, as `/replay` reports it for the client's metrics. */
+/** One call's method and usage (`/replay` reports them for the client's metrics). */
 export interface CallRecord {
   method: string;
   tokenUsage: {
@@ -252,11 +252,6 @@ export class Session {
       this.sink = undefined;
       this.lastUsed = Date.now();
     }
-  }
-
-  /** Each call's method and usage, as `/replay` answers them. */
-  get calls(): CallRecord[] {
-    return this.operations.map(({ method, tokenUsage }) => ({ method, tokenUsage }));
   }
 
   /** The operation under way, if any, and since when. */

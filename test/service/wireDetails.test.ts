@@ -94,6 +94,37 @@ describe("what other v1 clients send", () => {
     }
   });
 
+  it("answers /replay in the reference's full shape: the page's url, timestamp and duration, each call's parameters, result and times", async () => {
+    const id = await start();
+    try {
+      const before = Date.now();
+      await service.call("POST", `/v1/sessions/${id}/navigate`, {
+        body: { url: pages.url("basic.html"), options: {} },
+      });
+      await service.call("POST", `/v1/sessions/${id}/extract`, { body: {} });
+      const replay = await service.call("GET", `/v1/sessions/${id}/replay`);
+      expect(replay.status).toBe(200);
+      const [page] = replay.body.data.pages;
+      expect(page.url).toBe(pages.url("basic.html"));
+      expect(page.timestamp).toBeLessThanOrEqual(before);
+      expect(page.duration).toBeGreaterThan(0);
+      expect(page.actions.map((a: { method: string }) => a.method)).toEqual([
+        "navigate",
+        "extract",
+      ]);
+      for (const action of page.actions) {
+        // Nothing a caller sent is kept: an instruction may hold a secret.
+        expect(action.parameters).toEqual({});
+        expect(action.result).toEqual({ success: true });
+        expect(action.timestamp).toBeGreaterThanOrEqual(before);
+        expect(action.endTime).toBeGreaterThanOrEqual(action.timestamp);
+        expect(action.tokenUsage).toMatchObject({ inputTokens: 0, outputTokens: 0 });
+      }
+    } finally {
+      await service.call("POST", `/v1/sessions/${id}/end`);
+    }
+  });
+
   it('takes verbose "0"/"1"/"2" and a fractional domSettleTimeoutMs at /start; refuses verbose "3"', async () => {
     for (const verbose of ["0", "1", "2"]) {
       const id = await start({ verbose, domSettleTimeoutMs: 1500.5 });

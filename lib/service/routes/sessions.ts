@@ -139,8 +139,35 @@ export function sessionRoutes(deps: {
       answerJson(reply, async () => {
         const { id } = parseInput(Id, request.params, "path");
         const session = sessions.get(id, request.project);
-        return { pages: [{ actions: session.calls }] };
+        return replayOf(session);
       }),
     );
+  };
+}
+
+/**
+ * `/replay`'s answer in the reference's shape (the generated SDKs' types require each field):
+ * one page, the session's, with each call's timing and usage. A call's `parameters` stay empty:
+ * the service keeps nothing a caller sent (an instruction may hold a secret); `result` says only
+ * whether it succeeded.
+ */
+function replayOf(session: Session) {
+  const now = Date.now();
+  return {
+    pages: [
+      {
+        url: session.activePage()?.url() ?? "",
+        timestamp: session.createdAt,
+        duration: now - session.createdAt,
+        actions: session.operations.map((call) => ({
+          method: call.method,
+          parameters: {},
+          result: { success: call.ok },
+          timestamp: call.startedAt,
+          endTime: call.startedAt + call.durationMs,
+          tokenUsage: call.tokenUsage,
+        })),
+      },
+    ],
   };
 }
