@@ -155,6 +155,22 @@ export const ExtractBodySchema = ExtractRequestSchema.extend(onTheWire);
 /** The reference's AgentExecuteRequest: `shouldCache` asks for an entry. */
 export const AgentExecuteBodySchema = AgentExecuteRequestSchema.extend(onTheWire);
 
+const EXECUTE_OPTION_KEYS = new Set(
+  Object.keys(AgentExecuteRequestSchema.shape.executeOptions.shape),
+);
+
+/**
+ * The reference drops keys of `executeOptions` it does not know (its own suite sends `frameId`
+ * there): they are taken out of `body` before it is parsed, and named for the session's log.
+ */
+export function dropUnknownExecuteOptions(body: unknown): string[] {
+  const options = (body as { executeOptions?: unknown } | null)?.executeOptions;
+  if (!options || typeof options !== "object" || Array.isArray(options)) return [];
+  const unknown = Object.keys(options).filter((key) => !EXECUTE_OPTION_KEYS.has(key));
+  for (const key of unknown) delete (options as Record<string, unknown>)[key];
+  return unknown;
+}
+
 /** `POST /v1/sessions/{id}/end` takes no body (the reference refuses one with keys). */
 export const EndBodySchema = z
   .unknown()

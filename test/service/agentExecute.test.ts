@@ -52,6 +52,30 @@ describe("agentExecute on the service", () => {
     }
   });
 
+  it("drops executeOptions keys it does not take, as the reference does, and says so in the session's log", async () => {
+    model.use(teaAgent(), teaExecutionModel());
+    const id = await session();
+    try {
+      const answer = await service.call("POST", `/v1/sessions/${id}/agentExecute`, {
+        body: { ...task, executeOptions: { ...task.executeOptions, frameId: "", colour: "red" } },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.body.data.result).toMatchObject({ success: true, completed: true });
+      const lines = service.service.sessions.find(id)!.lines.map((l) => l.message);
+      expect(lines).toContain(
+        "executeOptions: ignored what this service does not take: frameId, colour",
+      );
+      // A known option of the wrong type is still refused, naming it.
+      const refused = await service.call("POST", `/v1/sessions/${id}/agentExecute`, {
+        body: { ...task, executeOptions: { ...task.executeOptions, maxSteps: "many" } },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toContain("maxSteps");
+    } finally {
+      await service.call("POST", `/v1/sessions/${id}/end`);
+    }
+  });
+
   it("streams the run: log frames with the agent's events, then the result", async () => {
     model.use(teaAgent(), teaExecutionModel());
     const id = await session();

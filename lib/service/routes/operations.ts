@@ -10,6 +10,7 @@ import type { ActRequest } from "../../api/operations.js";
 import {
   ActBodySchema,
   AgentExecuteBodySchema,
+  dropUnknownExecuteOptions,
   ExtractBodySchema,
   NavigateBodySchema,
   ObserveBodySchema,
@@ -236,8 +237,9 @@ export function operationRoutes(deps: {
           ),
       ),
     );
-    app.post("/v1/sessions/:id/agentExecute", (request, reply) =>
-      run(
+    app.post("/v1/sessions/:id/agentExecute", (request, reply) => {
+      const ignored = dropUnknownExecuteOptions(request.body);
+      return run(
         request,
         reply,
         AgentExecuteBodySchema,
@@ -245,17 +247,23 @@ export function operationRoutes(deps: {
         (session, { streamResponse: _, frameId, ...body }, out, signal) =>
           session.operate(
             "agentExecute",
-            (operations) =>
-              operations.agentExecute(
+            (operations) => {
+              if (ignored.length) {
+                session.note(
+                  `executeOptions: ignored what this service does not take: ${ignored.join(", ")}`,
+                );
+              }
+              return operations.agentExecute(
                 { ...body, ...(frameId ? { frameId } : {}) },
                 // A client that goes away stops its run; the session stays.
                 { signal, onEvent: out?.event },
-              ),
+              );
+            },
             out,
           ),
         true,
-      ),
-    );
+      );
+    });
     app.post("/v1/sessions/:id/observe", (request, reply) =>
       run(
         request,
