@@ -4,37 +4,8 @@
  * (any case, white space and control characters around, tabs and newlines inside), and a
  * fulfilled or rewritten response cannot redirect to a local scheme.
  */
-import { describe, expect, it } from "vitest";
-import { type CdpScope, judgeCdpCommand } from "../../lib/service/cdpPolicy.js";
-
-const scope: CdpScope = {
-  downloadsDir: "/srv/wayfarer/s1/browser/downloads",
-  filesDir: "/srv/wayfarer/s1/browser",
-};
-
-const judge = (method: string, params?: unknown) => judgeCdpCommand(method, params, scope);
-
-function label(method: string, params: unknown): string {
-  try {
-    return `${method} ${JSON.stringify(params)?.slice(0, 200)}`;
-  } catch {
-    return method;
-  }
-}
-
-function expectRefused(method: string, params: unknown, why: string | RegExp) {
-  const verdict = judge(method, params);
-  expect(verdict, label(method, params)).toMatchObject({
-    allow: false,
-  });
-  const message = verdict.allow ? "" : verdict.message;
-  expect(message.startsWith(`Wayfarer refuses ${method}: `)).toBe(true);
-  expect(message).toMatch(why);
-}
-
-function expectPassed(method: string, params?: unknown) {
-  expect(judge(method, params), label(method, params)).toEqual({ allow: true });
-}
+import { describe, it } from "vitest";
+import { expectPassed, expectRefused } from "../support/cdpVerdicts.js";
 
 /** What Playwright's connectOverCDP and the Stagehand v3 client send, as they send it. */
 describe("the CDP policy on URLs", () => {
