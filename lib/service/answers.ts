@@ -1,9 +1,10 @@
 /**
  * How the service answers: one JSON body (`{success: true, data}` or `{success: false, message,
- * error}`), or, when asked, a stream of data-only SSE frames (DESIGN.md, "Wire protocol v1").
- * The one module that writes SSE.
+ * error}`), or, when asked, a stream of SSE frames in the framing the client reads (DESIGN.md,
+ * "Wire protocol v1"). The one module that writes SSE.
  */
 import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { toWireError } from "../api/errors.js";
 import type { AgentEvent } from "../api/operations.js";
@@ -60,9 +61,29 @@ export interface StreamOut extends OperationSink {
   event: (event: AgentEvent) => void;
 }
 
-/** One data-only SSE frame, as written on the wire. */
-export function frameText(frame: Omit<StreamFrame, "id">): string {
-  return `data: ${JSON.stringify({ id: randomUUID(), ...frame })}\n\n`;
+/**
+ * How a stream's frames are written. `data`: one `data:` line per frame, the reference's framing,
+ * the only one the 3.7 TypeScript client reads (it skips a frame that does not start with
+ * `data: ` and parses the rest of the frame whole, so any other line breaks it). `events`: an
+ * `event:` line naming the status before the same data line, the only frames the generated SDKs
+ * (Python, Go, Java: Stainless) read; they raise on `event: error` and skip unnamed frames.
+ * No one frame is read by both, so the framing follows the client.
+ */
+export type StreamFraming = "data" | "events";
+
+/** `events` for a generated SDK (it sends `x-stainless-*` headers on every request), else `data`. */
+export function framingOf(headers: IncomingHttpHeaders): StreamFraming {
+  return Object.keys(headers).some((name) => name.toLowerCase().startsWith("x-stainless-"))
+    ? "events"
+    : "data";
+}
+
+/** One SSE frame, as written on the wire: a log frame is named `running`, a system frame by its status. */
+export function frameText(frame: Omit<StreamFrame, "id">, framing: StreamFraming = "data"): string {
+  const data = `data: ${JSON.stringify({ id: randomUUID(), ...frame })}\n\n`;
+  if (framing === "data") return data;
+  const status = frame.type === "system" ? (frame.data as { status: string }).status : "running";
+  return `event: ${status}\n${data}`;
 }
 
 /** A signal that aborts when the client goes away before its answer is written. */
@@ -136,6 +157,7 @@ export async function answerStream(
   reply.hijack();
   const raw = reply.raw;
   const signal = whileConnected(reply);
+  const framing = framingOf(reply.request.headers);
   raw.writeHead(200, {
     "content-type": "text/event-stream",
     "cache-control": "no-cache",
@@ -144,7 +166,7 @@ export async function answerStream(
     "x-accel-buffering": "no",
   });
   const send = (frame: Omit<StreamFrame, "id">) => {
-    if (!raw.writableEnded) raw.write(frameText(frame));
+    if (!raw.writableEnded) raw.write(frameText(frame, framing));
   };
   send({ type: "system", data: { status: "starting" } });
   send({ type: "system", data: { status: "connected" } });

@@ -9,7 +9,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { Duplex } from "node:stream";
 import { readableMessage } from "../../readableError.js";
-import { frameText } from "../answers.js";
+import { frameText, framingOf } from "../answers.js";
 
 /** How long a connection to another instance may take before it counts as unreachable. */
 const CONNECT_MS = 2_000;
@@ -119,7 +119,7 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
     });
     upstream.on("error", (error: NodeJS.ErrnoException) => {
       if (!response.headersSent) settle(error.code === "ECONNREFUSED" ? "refused" : "unreachable");
-      else cut(response, stream, error);
+      else cut(f, stream, error);
     });
     // The caller went away: the owner's operation stops with the forwarded request.
     response.on("close", () => {
@@ -137,8 +137,8 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
       response.flushHeaders();
       answer.pipe(response);
       stream = String(answer.headers["content-type"]).startsWith("text/event-stream");
-      answer.on("aborted", () => cut(response, stream, new Error("the owner's answer stopped")));
-      answer.on("error", (error) => cut(response, stream, error));
+      answer.on("aborted", () => cut(f, stream, new Error("the owner's answer stopped")));
+      answer.on("error", (error) => cut(f, stream, error));
       settle("relayed");
     });
     if (f.body) upstream.end(f.body);
@@ -150,11 +150,12 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
  * The owner went away mid-answer: a stream gets a last error frame, so its reader is told, not
  * left waiting; any other answer is cut.
  */
-function cut(response: ServerResponse, stream: boolean, cause: Error): void {
+function cut({ request, response }: ForwardRequest, stream: boolean, cause: Error): void {
   if (response.writableEnded) return;
   if (stream) {
     const error = `The instance that holds this session stopped while answering: ${readableMessage(cause)}`;
-    response.end(frameText({ type: "system", data: { status: "error", error } }));
+    const frame = { type: "system", data: { status: "error", error } } as const;
+    response.end(frameText(frame, framingOf(request.headers)));
     return;
   }
   response.destroy();
