@@ -36,7 +36,7 @@ function operation(summary: string, body: z.ZodType, data: z.ZodType, streams = 
       responses: {
         200: {
           description: streams
-            ? "One JSON body, or with `x-stream-response: true` (or the body's `streamResponse`; the header wins) data-only SSE frames."
+            ? "One JSON body, or with `x-stream-response: true` (or the body's `streamResponse`; the header wins) SSE frames: `event: <status>\\ndata: <JSON>\\n\\n` for a client that sends `x-stainless-*` headers (a log frame's status is `running`), data-only `data: <JSON>\\n\\n` for any other."
             : "One JSON body.",
           content: {
             "application/json": { schema: success(data) },
