@@ -20,6 +20,7 @@ import {
   FrameIdSchema,
   ObserveRequestSchema,
 } from "./operations.js";
+import { BrowserConfigSchema } from "./startBrowser.js";
 
 export const SuccessBodySchema = z.looseObject({ success: z.literal(true), data: z.unknown() });
 
@@ -117,6 +118,7 @@ export const StartBodySchema = z.looseObject({
     .superRefine(nestedAtMost())
     .optional(),
   browserbaseSessionID: z.string().min(1).optional(),
+  browser: BrowserConfigSchema.optional(),
   /** Ours, optional on the wire: how the session reads pages and spends, as the client would. */
   wayfarer: z
     .strictObject({
@@ -169,6 +171,27 @@ export function dropUnknownExecuteOptions(body: unknown): string[] {
   const unknown = Object.keys(options).filter((key) => !EXECUTE_OPTION_KEYS.has(key));
   for (const key of unknown) delete (options as Record<string, unknown>)[key];
   return unknown;
+}
+
+/**
+ * Counts the reference takes as any number (`z.number()`) and the service in whole units: a
+ * fractional one (a client's float arithmetic, `30000.5`) is rounded in `body` before it is
+ * parsed, as `domSettleTimeoutMs` is at the start. Anything else is left to the schema.
+ */
+const WHOLE_NUMBERS = [
+  ["options", "timeout"],
+  ["executeOptions", "maxSteps"],
+] as const;
+
+export function roundWholeNumbers(body: unknown): void {
+  for (const [outer, inner] of WHOLE_NUMBERS) {
+    const holder = (body as Record<string, unknown> | null)?.[outer];
+    if (!holder || typeof holder !== "object" || Array.isArray(holder)) continue;
+    const value = (holder as Record<string, unknown>)[inner];
+    if (typeof value === "number" && Number.isFinite(value) && !Number.isInteger(value)) {
+      (holder as Record<string, unknown>)[inner] = Math.round(value);
+    }
+  }
 }
 
 /** `POST /v1/sessions/{id}/end` takes no body (the reference refuses one with keys). */
