@@ -57,7 +57,11 @@ describe("agentExecute on the service", () => {
     const id = await session();
     try {
       const answer = await service.call("POST", `/v1/sessions/${id}/agentExecute`, {
-        body: { ...task, executeOptions: { ...task.executeOptions, frameId: "", colour: "red" } },
+        // And maxSteps as a float, which the reference takes (rounded here).
+        body: {
+          ...task,
+          executeOptions: { ...task.executeOptions, frameId: "", colour: "red", maxSteps: 19.6 },
+        },
       });
       expect(answer.status).toBe(200);
       expect(answer.body.data.result).toMatchObject({ success: true, completed: true });

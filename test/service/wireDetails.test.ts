@@ -1,7 +1,7 @@
 /**
  * v1 details other clients send as the reference reads them: an empty or null frameId names the
  * active page (the reference's own suite sends "", the Python SDK null), verbose as a string,
- * a fractional domSettleTimeoutMs, and /end's body empty or refused.
+ * fractional numbers (domSettleTimeoutMs, options.timeout), and /end's body empty or refused.
  */
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -133,6 +133,41 @@ describe("what other v1 clients send", () => {
     const refused = await service.call("POST", "/v1/sessions/start", { body: { verbose: "3" } });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toContain("verbose");
+  });
+
+  it("takes a fractional options.timeout on navigate, act and extract (rounded, as the reference takes any number)", async () => {
+    const id = await start();
+    try {
+      const timeout = { timeout: 30_000.5 };
+      const navigated = await service.call("POST", `/v1/sessions/${id}/navigate`, {
+        body: { url: pages.url("basic.html"), options: timeout },
+      });
+      expect(navigated.status).toBe(200);
+      const acted = await service.call("POST", `/v1/sessions/${id}/act`, {
+        body: {
+          input: {
+            selector: "xpath=/html/body/form/button",
+            description: "Search",
+            method: "click",
+          },
+          options: timeout,
+        },
+      });
+      expect(acted.status).toBe(200);
+      expect(acted.body.data.result.success).toBe(true);
+      const extracted = await service.call("POST", `/v1/sessions/${id}/extract`, {
+        body: { options: { timeout: 1_500.25 } },
+      });
+      expect(extracted.status).toBe(200);
+      // Still a count of milliseconds: not a number, or none left after rounding, is refused.
+      const zero = await service.call("POST", `/v1/sessions/${id}/extract`, {
+        body: { options: { timeout: 0.2 } },
+      });
+      expect(zero.status).toBe(400);
+      expect(zero.body.message).toContain("options.timeout");
+    } finally {
+      await service.call("POST", `/v1/sessions/${id}/end`);
+    }
   });
 
   it("ends a session with no body or an empty one, and refuses a body with keys as the reference does", async () => {

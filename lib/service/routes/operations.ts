@@ -14,6 +14,7 @@ import {
   ExtractBodySchema,
   NavigateBodySchema,
   ObserveBodySchema,
+  roundWholeNumbers,
 } from "../../api/v1.js";
 import type { Context } from "../../browser/context.js";
 import { checkNavigation, NavigationRefusedError } from "../../browser/navigationPolicy.js";
@@ -65,6 +66,7 @@ export function operationRoutes(deps: {
     let body: B;
     try {
       const { id } = parseInput(Id, request.params, "path");
+      roundWholeNumbers(request.body);
       body = parseInput(schema, request.body, where);
       session = deps.sessions.get(id, request.project);
       // The operator's keys only to the operator's endpoints; a caller's endpoint by the rule.
