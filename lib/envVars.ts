@@ -158,9 +158,36 @@ export const ENV_VARS: readonly EnvVar[] = [
   {
     name: "WAYFARER_DATA_DIR",
     group: "service",
-    what: "The service's data folder (the made key's hash).",
-    unset: "`.wayfarer/`",
+    what: "The service's data folder (the made key's hash, the server cache).",
+    unset:
+      "`.wayfarer/` in the working folder; in local mode (`BB_ENV=local`) `$XDG_CACHE_HOME/wayfarer/local`, else `~/.cache/wayfarer/local`",
     secret: false,
+  },
+  {
+    name: "BB_ENV",
+    group: "service",
+    what: "`local`, as the Python SDK's local mode sets it: without `WAYFARER_API_KEYS`, the service takes `BROWSERBASE_API_KEY` as the key of project `local`, only on a loopback `HOST` (docs/guide/clients.md).",
+    unset: "not local mode",
+    secret: false,
+  },
+  {
+    name: "HEADLESS",
+    group: "service",
+    what: "Set by the Python SDK's local mode; `false` is ignored, with a line at start-up: the service's browsers are always headless.",
+    secret: false,
+  },
+  {
+    name: "XDG_CACHE_HOME",
+    group: "service",
+    what: "Where local mode (`BB_ENV=local`) keeps its data folder, under `wayfarer/local`.",
+    unset: "`~/.cache`",
+    secret: false,
+  },
+  {
+    name: "MODEL_API_KEY",
+    group: "service",
+    what: "Set by the Python SDK's local mode for the server it starts; never used as a model key (a caller's model key comes only in `x-model-api-key`), kept out of everything written.",
+    secret: true,
   },
   {
     name: "WAYFARER_ALLOW_HOSTS",
@@ -504,7 +531,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   {
     name: "BROWSERBASE_API_KEY",
     group: "remote",
-    what: "Read only to keep it out of everything written (existing v3 configurations carry it).",
+    what: "Kept out of everything written (existing v3 configurations carry it). With `BB_ENV=local` and no `WAYFARER_API_KEYS`, the service's API key of project `local` (any value, loopback `HOST` only; docs/guide/clients.md).",
     secret: true,
   },
 ];

@@ -2,6 +2,8 @@
  * The service's settings, from the environment (docs/reference/environment.md, "The HTTP
  * service"), with embedded defaults: `npm run service` needs nothing else.
  */
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { ServiceValidationError } from "../errors.js";
 import { type AddressRule, STRICT_RULE } from "../net/addressRule.js";
@@ -15,7 +17,12 @@ const ServiceEnvSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   WAYFARER_API_KEYS: z.string().optional(),
-  WAYFARER_DATA_DIR: z.string().min(1).default(".wayfarer"),
+  WAYFARER_DATA_DIR: z.string().min(1).optional(),
+  // The Python SDK's local mode starts its server with these (localModeOf).
+  BB_ENV: z.string().optional(),
+  BROWSERBASE_API_KEY: z.string().optional(),
+  HEADLESS: z.string().optional(),
+  XDG_CACHE_HOME: z.string().optional(),
   WAYFARER_ALLOW_HOSTS: z.string().optional(),
   WAYFARER_MAX_SESSIONS: Count(8, 1_000),
   WAYFARER_SESSION_IDLE_MS: Count(300_000, 86_400_000),
@@ -41,7 +48,11 @@ export interface ServiceConfig {
   port: number;
   /** `project:key` pairs, as given; none means a key is made for project "default". */
   apiKeys: string | undefined;
+  /** The Python SDK's local mode (`BB_ENV=local` without `WAYFARER_API_KEYS`); undefined: not it. */
+  localMode: LocalMode | undefined;
   dataDir: string;
+  /** Lines for the operator at start-up: settings asked for that the service does not follow. */
+  notes: string[];
   /** What every session's browser may reach (and every URL a caller makes the service fetch). */
   rule: AddressRule;
   maxSessions: number;
@@ -107,11 +118,16 @@ export function serviceConfig(
     maxBytes: e.WAYFARER_CACHE_MAX_BYTES,
     maxAgeMs: e.WAYFARER_CACHE_MAX_AGE_MS,
   };
+  const localMode = localModeOf(e);
   return {
     host: e.HOST,
     port: e.PORT,
     apiKeys: e.WAYFARER_API_KEYS || undefined,
-    dataDir: e.WAYFARER_DATA_DIR,
+    localMode,
+    dataDir: e.WAYFARER_DATA_DIR ?? (localMode ? localDataDir(e.XDG_CACHE_HOME) : ".wayfarer"),
+    notes: /^(false|0|no)$/i.test(e.HEADLESS ?? "")
+      ? [`HEADLESS=${e.HEADLESS} is ignored: the service runs every browser headless`]
+      : [],
     rule: { ...STRICT_RULE, allowHosts },
     maxSessions: e.WAYFARER_MAX_SESSIONS,
     idleMs: e.WAYFARER_SESSION_IDLE_MS,
@@ -227,4 +243,40 @@ function serviceLimits(
     browserMaxMemoryMb: e.WAYFARER_BROWSER_MAX_MEMORY_MB || undefined,
     sessionMaxDiskMb: e.WAYFARER_SESSION_MAX_DISK_MB || undefined,
   };
+}
+
+/** The Python SDK's local mode: its server is started with `BB_ENV=local`. */
+export interface LocalMode {
+  /** `BROWSERBASE_API_KEY`, the key of project "local" (any value); undefined: none was given. */
+  key: string | undefined;
+}
+
+// 0.0.0.0 and :: are not here: they listen on every interface.
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3})$/i;
+
+/**
+ * The Python SDK sends `BROWSERBASE_API_KEY` as `x-bb-api-key`, "any value in local mode": such a
+ * key opens the service only on a loopback address, where no one else reaches it.
+ * `WAYFARER_API_KEYS` always wins.
+ */
+function localModeOf(e: z.output<typeof ServiceEnvSchema>): LocalMode | undefined {
+  if (e.BB_ENV !== "local" || e.WAYFARER_API_KEYS) return undefined;
+  const key = e.BROWSERBASE_API_KEY || undefined;
+  if (key && !LOOPBACK_HOST.test(e.HOST.replace(/^\[|\]$/g, ""))) {
+    throw new ServiceValidationError("the service's environment", [
+      {
+        path: ["HOST"],
+        message: `BB_ENV=local takes BROWSERBASE_API_KEY as the API key only on a loopback address (127.0.0.1, ::1, localhost), not on ${e.HOST}: set WAYFARER_API_KEYS=project:key to listen there`,
+      },
+    ]);
+  }
+  return { key };
+}
+
+/**
+ * Local mode's data folder: a user's cache, not the Python project's folder it was started from
+ * (the SDK's own binary is cached the same way, in ~/.cache/stagehand).
+ */
+function localDataDir(xdgCacheHome: string | undefined): string {
+  return join(xdgCacheHome || join(homedir(), ".cache"), "wayfarer", "local");
 }

@@ -1,7 +1,7 @@
 /**
- * `npm run service`: the HTTP service, embedded defaults on one machine, or shared mode with
- * REDIS_URL (several instances, one Redis). Prints `listening on http://HOST:PORT` when ready;
- * SIGTERM or SIGINT end every session and exit.
+ * `npm run service` and `bin/wayfarer-service`: the HTTP service, embedded defaults on one
+ * machine, or shared mode with REDIS_URL (several instances, one Redis). Prints `listening on
+ * http://HOST:PORT` when ready; SIGTERM or SIGINT end every session and exit.
  */
 import { armLifeline } from "../browser/lifeline.js";
 import { readableMessage } from "../readableError.js";
@@ -20,7 +20,8 @@ const failed = (error: unknown): never => {
 const config = await Promise.resolve()
   .then(() => serviceConfig())
   .catch(failed);
-const keys = await loadKeys(config.apiKeys, config.dataDir, say).catch(failed);
+const keys = await loadKeys(config.apiKeys, config.dataDir, say, config.localMode).catch(failed);
+for (const note of config.notes) say(note);
 const cluster = config.shared
   ? await Cluster.join(config.shared, config.ratePerMinute).catch(failed)
   : undefined;
