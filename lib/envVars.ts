@@ -352,6 +352,20 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_ALLOW_LAUNCH_OPTIONS",
+    group: "service",
+    what: "Comma-separated `browser.launchOptions` a `/start` may set although they reach the host: `executablePath`, `args`, `ignoreDefaultArgs`, `userDataDir`, `downloadsPath`. Even allowed, `args` that switch the sandbox off, run a program, open a debugging port or set a proxy are a 400.",
+    unset: "none: each is a 400 naming the field and this variable",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_ALLOW_CALLER_CDP",
+    group: "service",
+    what: "`1`: a `/start` may attach its session to the caller's own browser (`browser.cdpUrl`), at an address the egress rule lets through (loopback and private ones only if `WAYFARER_ALLOW_HOSTS` lists them).",
+    unset: "`0`: `browser.cdpUrl` is a 400 naming this variable",
+    secret: false,
+  },
+  {
     name: "REDIS_URL",
     group: "service",
     what: "Shared mode: several instances keep their session registry, server cache, rate-limit counters and session-ended events in this Redis (`redis://[:password@]host:port[/db]`, or `rediss://`), and any instance answers for any session. `WAYFARER_API_KEYS` is then required, the same on every instance.",

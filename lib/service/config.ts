@@ -9,6 +9,7 @@ import { ServiceValidationError } from "../errors.js";
 import { type AddressRule, STRICT_RULE } from "../net/addressRule.js";
 import { parseInput } from "../options.js";
 import { type BrowserUsersSetting, BrowserUsersSettingSchema } from "./browserUsers.js";
+import { type BrowserPolicy, LaunchOptInSchema } from "./startBrowser.js";
 
 const Count = (fallback: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(fallback);
@@ -41,6 +42,10 @@ const ServiceEnvSchema = z.object({
   WAYFARER_INSTANCE_TTL_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
   WAYFARER_WATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(2_000),
   WAYFARER_BROWSER_USERS: BrowserUsersSettingSchema,
+  WAYFARER_ALLOW_LAUNCH_OPTIONS: LaunchOptInSchema,
+  WAYFARER_ALLOW_CALLER_CDP: z
+    .enum(["0", "1", "false", "true"], { error: "expected 1 or 0" })
+    .default("0"),
 });
 
 export interface ServiceConfig {
@@ -79,6 +84,8 @@ export interface ServiceConfig {
   watchIntervalMs: number;
   /** Whom each session's browser runs as: a uid of its own from a range (root), or the service's user. */
   browserUsers: BrowserUsersSetting;
+  /** What callers may choose of their browser at /start (`browser`): the operator's opt-ins. */
+  browserPolicy: BrowserPolicy;
   /**
    * The service's own log, for what its operator should hear of as it happens (a session the
    * watchdog ended): standard error, unless given (a test's).
@@ -153,6 +160,10 @@ export function serviceConfig(
     limits: serviceLimits(env, e.WAYFARER_API_KEYS, e.WAYFARER_MAX_SESSIONS),
     watchIntervalMs: e.WAYFARER_WATCH_INTERVAL_MS,
     browserUsers: e.WAYFARER_BROWSER_USERS,
+    browserPolicy: {
+      launchOptions: e.WAYFARER_ALLOW_LAUNCH_OPTIONS,
+      callerCdp: e.WAYFARER_ALLOW_CALLER_CDP === "1" || e.WAYFARER_ALLOW_CALLER_CDP === "true",
+    },
     warn: (line) => void process.stderr.write(`${line}\n`),
   };
 }

@@ -18,6 +18,7 @@ import type { SpendGuard } from "../model/modelClient.js";
 import type { AddressRule } from "../net/addressRule.js";
 import { V3OptionsSchema } from "../options.js";
 import { SessionBusyError } from "./serviceErrors.js";
+import { browserOptions, openBrowser, type SessionBrowser } from "./sessionBrowser.js";
 
 /** What `/start` asks for, once parsed, and the key that came with it (never kept beyond it). */
 export interface SessionInit {
@@ -54,6 +55,8 @@ export interface SessionInit {
   pageLimit?: PageLimit;
   /** The user the session's browser runs as (a service running as root). */
   runAs?: RunAs;
+  /** What /start's `browser` field asked of the browser, as the service honours it. */
+  browser?: SessionBrowser;
 }
 
 /** One call's method and usage (`/replay` reports them for the client's metrics). */
@@ -127,6 +130,8 @@ export class Session {
   private stopper = new AbortController();
   /** Open CDP connections of remote clients (through the service's proxy). */
   clients = 0;
+  /** The caller's own browser the session drives (`browser.cdpUrl`), as given: `/start` answers it. */
+  callerCdpUrl: string | undefined;
 
   private constructor(
     readonly id: string,
@@ -152,8 +157,7 @@ export class Session {
       selfHeal: init.selfHeal,
       domSettleTimeout: init.domSettleTimeoutMs,
       ...(init.modelName ? { model: { modelName: init.modelName, apiKey: init.modelApiKey } } : {}),
-      egress: { refuse: init.rule.refuse, allowHosts: init.rule.allowHosts ?? [] },
-      localBrowserLaunchOptions: init.viewport ? { viewport: init.viewport } : {},
+      ...browserOptions(init.browser, init.viewport, init.rule),
       ...init.client,
       // "leave" is not a policy of its own: it says who settles (the client), below.
       ...(init.client?.dialogs === "leave" ? { dialogs: "dismiss" } : {}),
@@ -162,7 +166,13 @@ export class Session {
       verbose: options.verbose,
       disablePino: true,
       logger: options.logger,
-      secrets: [...init.secrets, init.modelApiKey],
+      // A caller's browser address may carry its own credential (a token in its query).
+      secrets: [
+        ...init.secrets,
+        init.modelApiKey,
+        init.browser?.attach?.given,
+        init.browser?.attach?.url,
+      ],
     });
     const metrics = new RelayedMetrics(() => self?.sink);
     const engine = createEngine({
@@ -183,7 +193,7 @@ export class Session {
       // CDP over a pipe: the browser listens on no port; clients reach it only through our proxy.
       confine: init.runAs ? { runAs: init.runAs } : {},
     });
-    const context = await engine.init();
+    const context = await openBrowser(engine, init.browser, init.viewport);
     const limit = init.pageLimit;
     if (limit) {
       // Counted by the browser itself: also the pages of contexts a CDP client makes, and
@@ -203,6 +213,7 @@ export class Session {
     }
     const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };
     self = new Session(id, details, init.project, init.modelName, engine, context, metrics);
+    self.callerCdpUrl = init.browser?.attach?.given;
     if (init.ignored?.length) {
       logger.info(
         "session",

@@ -107,11 +107,15 @@ export class Sessions {
   private async open(id: string, init: SessionInit): Promise<Session> {
     await this.quotas.takeSlot(init.project, id);
     try {
-      const runAs = this.browserUsers.take(id);
+      // A caller's own browser (attached) is no process of this host: no user, no page cap.
+      const ours = !init.browser?.attach;
+      const runAs = ours ? this.browserUsers.take(id) : undefined;
       return await Session.open(id, {
         ...init,
         spendGuard: this.quotas.spendGuard(init.project),
-        pageLimit: { max: this.config.limits.maxPages, setBy: "WAYFARER_MAX_PAGES" },
+        ...(ours
+          ? { pageLimit: { max: this.config.limits.maxPages, setBy: "WAYFARER_MAX_PAGES" } }
+          : {}),
         ...(runAs ? { runAs } : {}),
       });
     } catch (error) {

@@ -17,6 +17,8 @@ export interface AskedAtStart {
   client: ClientSettings | undefined;
   /** `browserbaseSessionCreateParams.browserSettings.viewport`. */
   viewport: Viewport | undefined;
+  /** `browser.launchOptions.viewport`: wins over the platform's when both are given. */
+  launchViewport?: Viewport | undefined;
   /** `browserbaseSessionCreateParams.timeout`, seconds. */
   timeoutSeconds: number | undefined;
 }
@@ -65,18 +67,36 @@ export function capStart(asked: AskedAtStart, limits: ServiceLimits): Capped {
     );
   }
   const max = limits.maxViewport;
-  for (const side of ["width", "height"] as const) {
-    const given = asked.viewport?.[side];
-    if (given !== undefined && given > max[side]) {
-      over(
-        [PARAMS, "browserSettings", "viewport", side],
-        `at most ${max[side]} on this service (WAYFARER_MAX_VIEWPORT ${max.width}x${max.height}); got ${given}`,
-      );
+  const sources: [(string | number)[], Viewport | undefined][] = [
+    [[PARAMS, "browserSettings", "viewport"], asked.viewport],
+    [["browser", "launchOptions", "viewport"], asked.launchViewport],
+  ];
+  for (const [path, size] of sources) {
+    for (const side of ["width", "height"] as const) {
+      const given = size?.[side];
+      if (given !== undefined && given > max[side]) {
+        over(
+          [...path, side],
+          `at most ${max[side]} on this service (WAYFARER_MAX_VIEWPORT ${max.width}x${max.height}); got ${given}`,
+        );
+      }
     }
   }
   // Cut, not refused: the platform allows 6 hours, and v3 clients send what their users set.
   const longest = Math.floor(limits.keepAliveMaxMs / 1000);
   const notes: string[] = [];
+  // The launch options name the browser itself; the platform's settings are a hosted browser's.
+  const platform = asked.viewport;
+  const launch = asked.launchViewport;
+  if (
+    platform &&
+    launch &&
+    (platform.width !== launch.width || platform.height !== launch.height)
+  ) {
+    notes.push(
+      `browserbaseSessionCreateParams.browserSettings.viewport ${platform.width}x${platform.height} set aside: browser.launchOptions.viewport ${launch.width}x${launch.height} wins`,
+    );
+  }
   let timeoutSeconds = asked.timeoutSeconds;
   if (timeoutSeconds !== undefined && timeoutSeconds > longest) {
     notes.push(
@@ -90,6 +110,7 @@ export function capStart(asked: AskedAtStart, limits: ServiceLimits): Capped {
   client.tokenCap ??= tokenCap;
   const fits = DEFAULT_WINDOW.width <= max.width && DEFAULT_WINDOW.height <= max.height;
   const viewport =
+    asked.launchViewport ??
     asked.viewport ??
     (fits
       ? undefined

@@ -15,6 +15,7 @@ import { callerModelKey } from "../modelBoundary.js";
 import type { Session } from "../session.js";
 import type { Sessions } from "../sessions.js";
 import type { Cluster } from "../shared/cluster.js";
+import { planBrowser } from "../startBrowser.js";
 import { capStart } from "../startCaps.js";
 
 const Id = z.object({ id: z.string().min(1) });
@@ -83,7 +84,9 @@ export function sessionRoutes(deps: {
           const sessionUrl = dashboardLink(base, session);
           // The session's CDP through our proxy, as the reference answers it (SDKs hand it to
           // Playwright's connectOverCDP); its token is the session's, never the key.
-          const cdpUrl = `${base.replace(/^http/, "ws")}${access.mint(session.id)}`;
+          // A session attached to the caller's own browser answers its address, as the reference.
+          const cdpUrl =
+            session.callerCdpUrl ?? `${base.replace(/^http/, "ws")}${access.mint(session.id)}`;
           return {
             sessionId: session.id,
             cdpUrl,
@@ -95,10 +98,12 @@ export function sessionRoutes(deps: {
         if (body.browserbaseSessionID) {
           return answer(sessions.get(body.browserbaseSessionID, request.project));
         }
+        const chosen = await planBrowser(body.browser, config.browserPolicy, config.rule);
         const capped = capStart(
           {
             client: body.wayfarer,
             viewport: params.browserSettings?.viewport,
+            launchViewport: chosen.viewport,
             timeoutSeconds: params.timeout,
           },
           config.limits,
@@ -114,7 +119,8 @@ export function sessionRoutes(deps: {
           viewport: capped.viewport,
           lifetimeMs:
             capped.timeoutSeconds === undefined ? undefined : capped.timeoutSeconds * 1000,
-          notes: capped.notes,
+          notes: [...capped.notes, ...chosen.browser.notes],
+          browser: chosen.browser,
           keepAlive: params.keepAlive === true,
           userMetadata: params.userMetadata,
           ignored: ignoredFields(params),
