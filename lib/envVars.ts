@@ -312,7 +312,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   {
     name: "WAYFARER_MAX_VIEWPORT",
     group: "service",
-    what: "The largest `browserSettings.viewport` a `/start` may ask for, `WIDTHxHEIGHT` in CSS pixels; larger is a 400.",
+    what: "The largest `browserSettings.viewport` (or `browser.launchOptions.viewport`) a `/start` may ask for, `WIDTHxHEIGHT` in CSS pixels; larger is a 400.",
     unset: "3840x2160",
     secret: false,
   },
