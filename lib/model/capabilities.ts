@@ -7,6 +7,7 @@
 
 import type { AgentMode } from "../options.js";
 import type { ModelConfiguration } from "./config.js";
+import { prefixedModelName } from "./legacyModelNames.js";
 
 export type { AgentMode };
 
@@ -65,14 +66,14 @@ export function labelOfConfig(model: ModelConfiguration): string {
 function nameOf(model: ModelConfiguration): { provider: string; modelId: string; custom: boolean } {
   const config = typeof model === "string" ? { modelName: model } : model;
   const given = "provider" in config && typeof config.provider === "string" ? config.provider : "";
-  const [prefix, ...rest] = config.modelName.split("/");
+  // A name of the older form, alone, is its provider's (as lib/model/providers.ts resolves it).
+  const alone = !given && !("baseURL" in config && config.baseURL);
+  const name = (alone && prefixedModelName(config.modelName)) || config.modelName;
+  const [prefix, ...rest] = name.split("/");
   const hasPrefix = rest.length > 0;
   return {
     provider: given || (hasPrefix ? prefix! : ""),
-    modelId: (hasPrefix && (!given || prefix === given)
-      ? rest.join("/")
-      : config.modelName
-    ).toLowerCase(),
+    modelId: (hasPrefix && (!given || prefix === given) ? rest.join("/") : name).toLowerCase(),
     // A bare name at a baseURL: an OpenAI-compatible server we know nothing about.
     custom: !given && !hasPrefix,
   };

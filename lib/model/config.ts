@@ -4,6 +4,7 @@
  * API key), each refusing unknown properties. The library and the service parse with these.
  */
 import { z } from "zod";
+import { prefixedModelName } from "./legacyModelNames.js";
 
 const Headers = z
   .record(z.string(), z.string())
@@ -177,7 +178,9 @@ export function inheritCredentials(
   if (typeof override !== "string" || base === undefined || typeof base === "string") {
     return override;
   }
-  const provider = override.split("/")[0];
-  const baseProvider = ("provider" in base && base.provider) || base.modelName.split("/")[0];
+  // A name of the older form (no provider) counts as its provider's, as it is resolved.
+  const providerOf = (name: string) => (prefixedModelName(name) ?? name).split("/")[0];
+  const provider = providerOf(override);
+  const baseProvider = ("provider" in base && base.provider) || providerOf(base.modelName);
   return provider === baseProvider ? { ...base, modelName: override } : override;
 }

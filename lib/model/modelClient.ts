@@ -344,6 +344,7 @@ export class ModelClient implements Models {
         ? resolveModel(configured, access.envFor(configured), access.fetchFor(configured))
         : resolveModel(configured, this.settings.env);
       for (const secret of resolved.secrets) this.settings.logger.redactor.add(secret);
+      if (resolved.deprecation) this.settings.logger.warn("model", resolved.deprecation);
       this.resolved.set(key, resolved);
     }
     return { model: resolved.model, label: resolved.label, config: configured };

@@ -28,6 +28,7 @@ import {
   type ProviderName,
 } from "./config.js";
 import { googleComputerUseModel } from "./googleComputerUse.js";
+import { legacyNameWarning, prefixedModelName } from "./legacyModelNames.js";
 import { openaiComputerUseModel } from "./openaiComputerUse.js";
 
 export interface ResolvedModel {
@@ -37,6 +38,8 @@ export interface ResolvedModel {
   model: LanguageModel;
   /** Values of this configuration that must never be written anywhere. */
   secrets: string[];
+  /** Set when the name was of the reference's older form: the line to log once. */
+  deprecation?: string;
 }
 
 /** The environment variable each provider's key is read from when the configuration has none. */
@@ -59,7 +62,21 @@ export function resolveModel(
   fetch?: typeof globalThis.fetch,
 ): ResolvedModel {
   const parsed = ModelConfigurationSchema.parse(configuration);
-  const config: ModelConfig = typeof parsed === "string" ? { modelName: parsed } : parsed;
+  const given: ModelConfig = typeof parsed === "string" ? { modelName: parsed } : parsed;
+  // A bare name with a baseURL or a provider is read as before; only a bare name alone is old.
+  const legacy = given.provider || given.baseURL ? undefined : prefixedModelName(given.modelName);
+  if (!legacy) return resolveConfig(given, env, fetch);
+  return {
+    ...resolveConfig({ ...given, modelName: legacy }, env, fetch),
+    deprecation: legacyNameWarning(given.modelName, legacy),
+  };
+}
+
+function resolveConfig(
+  config: ModelConfig,
+  env: Env,
+  fetch: typeof globalThis.fetch | undefined,
+): ResolvedModel {
   const { provider, modelId } = providerOf(config);
   const label = `${provider}/${modelId}`;
   const secrets: string[] = [];

@@ -1,8 +1,8 @@
 /**
  * The model boundary of a service call: the model configurations a body names (a per-call
- * model, an agent's model and execution model) are checked before anything runs. One that names
- * an endpoint of the caller's must carry the caller's key (the `x-model-api-key` of this very
- * request counts as one), or it is refused with a 400 naming the field: the operator's keys go
+ * model, an agent's model and execution model) are checked before anything runs. A model object
+ * without a key takes this request's `x-model-api-key`. One that names an endpoint of the
+ * caller's must carry the caller's key (the header's counts as one), or it is refused with a 400 naming the field: the operator's keys go
  * only to endpoints the operator configured. Every URL it names must pass the service's address
  * rule (it is judged again, and pinned, when the request is made: lib/model/modelAccess.ts).
  */
@@ -43,9 +43,11 @@ export async function checkCallerModels(
     const model = holder?.[inner];
     if (!model || typeof model !== "object") continue;
     const config = model as Loose;
-    // The caller's own key, sent in the header, goes with the caller's own endpoint.
-    if (callerKey && ownEndpointField(config) && config.apiKey === undefined && !config.auth) {
-      config.apiKey = callerKey;
+    // The caller's key, sent in the header, is the key of a model the caller names without one,
+    // as the reference reads it: to the caller's own endpoint, or to a provider's.
+    const generic = config.providerOptions === undefined;
+    if (callerKey && config.apiKey === undefined && !config.auth) {
+      if (generic || ownEndpointField(config)) config.apiKey = callerKey;
     }
     for (const [path, url] of urlsOf(config)) {
       const why = await urlRefusal(url, rule);

@@ -125,6 +125,43 @@ describe("OpenAI", () => {
   });
 });
 
+describe("model names of the reference's older form (no provider)", () => {
+  it("reads a bare name of a known family as its provider's, says once that the form is deprecated, and uses the provider's key", async () => {
+    server.use(openaiResponses(pickAddToCart), anthropicMessages(pickAddToCart));
+    const lines: LogLine[] = [];
+    const openai = client("gpt-4.1-nano", { env: { OPENAI_API_KEY: KEY }, lines });
+    const answer = await openai.generate(call());
+    await openai.generate(call());
+    expect(answer.value.elementId).toBe("2");
+    expect(answer.model).toBe("openai/gpt-4.1-nano");
+    const [request] = server.requests();
+    expect(request!.url.href).toBe("https://api.openai.com/v1/responses");
+    expect(request!.body.model).toBe("gpt-4.1-nano");
+    expect(request!.headers.get("authorization")).toBe(`Bearer ${KEY}`);
+    const warnings = lines.filter((l) => /Deprecation warning/.test(l.message));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.message).toContain('"openai/gpt-4.1-nano"');
+    const claude = await client({ modelName: "claude-3-7-sonnet-latest", apiKey: KEY }).generate(
+      call(),
+    );
+    expect(claude.model).toBe("anthropic/claude-3-7-sonnet-latest");
+    expect(server.requests()[2]!.url.href).toBe("https://api.anthropic.com/v1/messages");
+  });
+
+  it("leaves a bare name with a baseURL to that server, and a name of no known family refused", async () => {
+    server.use(openaiResponses(pickAddToCart, "http://127.0.0.1:11434/v1"));
+    const lines: LogLine[] = [];
+    const local = client({ modelName: "gpt-oss", baseURL: "http://127.0.0.1:11434/v1" }, { lines });
+    expect((await local.generate(call())).model).toBe("openai/gpt-oss");
+    expect(lines.some((l) => /Deprecation/.test(l.message))).toBe(false);
+    for (const name of ["cerebras-llama-3.3-70b", "o", "gpt4"]) {
+      expect(await failure(client(name).generate(call())), name).toBeInstanceOf(
+        InvalidAISDKModelFormatError,
+      );
+    }
+  });
+});
+
 describe("Anthropic", () => {
   it("sends the key in x-api-key and reads a structured answer", async () => {
     server.use(anthropicMessages(pickAddToCart));
@@ -230,7 +267,7 @@ describe("configuration errors", () => {
   });
 
   it("refuses a name that is not provider/model, and a provider it does not know", async () => {
-    expect(await failure(client("gpt-4.1-mini").generate(call()))).toBeInstanceOf(
+    expect(await failure(client("llama-3.3-70b").generate(call()))).toBeInstanceOf(
       InvalidAISDKModelFormatError,
     );
     const unknown = await failure(client("mistral/large").generate(call()));

@@ -80,6 +80,66 @@ describe("agentExecute on the service", () => {
     }
   });
 
+  it("takes model names without a provider (the reference's older form) at /start and in agentConfig.model, with a deprecation line in the session's log", async () => {
+    model.use(teaAgent(), teaExecutionModel());
+    const started = await service.call("POST", "/v1/sessions/start", {
+      body: { modelName: "gpt-4.1-nano" },
+      headers: { "x-model-api-key": "sk-agent-service-key-123456" },
+    });
+    expect(started.status).toBe(200);
+    const id = started.body.data.sessionId as string;
+    try {
+      await service.call("POST", `/v1/sessions/${id}/navigate`, {
+        body: { url: server.url("agent/search.html"), options: {} },
+      });
+      for (const agentConfig of [
+        {},
+        { model: "gpt-4.1-mini" },
+        { model: { modelName: "gpt-4.1-mini" } },
+      ]) {
+        // As the reference's clients do, the model key rides on every request.
+        const answer = await service.call("POST", `/v1/sessions/${id}/agentExecute`, {
+          body: { agentConfig, executeOptions: task.executeOptions },
+          headers: { "x-model-api-key": "sk-agent-service-key-123456" },
+        });
+        expect(answer.status, JSON.stringify([agentConfig, answer.body])).toBe(200);
+        expect(answer.body.data.result).toMatchObject({ success: true, completed: true });
+        await service.call("POST", `/v1/sessions/${id}/navigate`, {
+          body: { url: server.url("agent/search.html"), options: {} },
+        });
+      }
+      // Once per model: the object with the header's key is the same model as the string.
+      const lines = service.service.sessions.find(id)!.lines.map((l) => l.message);
+      expect(lines.filter((l) => l.startsWith("Deprecation warning"))).toEqual([
+        expect.stringContaining('"openai/gpt-4.1-nano"'),
+        expect.stringContaining('"openai/gpt-4.1-mini"'),
+      ]);
+      // The model asked is the one named, under its provider.
+      expect(model.requests().map((r) => r.body.model)).toContain("gpt-4.1-nano");
+    } finally {
+      await service.call("POST", `/v1/sessions/${id}/end`);
+    }
+  });
+
+  it("answers 422 for an agent the model cannot run (cua with a model that has no computer use), as the reference does", async () => {
+    const id = await session();
+    try {
+      for (const agentConfig of [
+        { cua: true, model: { modelName: "google/gemini-2.5-flash-lite", apiKey: "g-key-123" } },
+        { mode: "cua", model: "openai/gpt-4.1-mini" },
+      ]) {
+        const answer = await service.call("POST", `/v1/sessions/${id}/agentExecute`, {
+          body: { agentConfig, executeOptions: { instruction: "What is the title of this page?" } },
+        });
+        expect(answer.status, JSON.stringify(agentConfig)).toBe(422);
+        expect(answer.body).toMatchObject({ success: false });
+        expect(answer.body.message).toMatch(/computer.use/i);
+      }
+    } finally {
+      await service.call("POST", `/v1/sessions/${id}/end`);
+    }
+  });
+
   it("streams the run: log frames with the agent's events, then the result", async () => {
     model.use(teaAgent(), teaExecutionModel());
     const id = await session();
