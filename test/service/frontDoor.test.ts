@@ -100,6 +100,7 @@ describe("the front door", () => {
     expect(new Set(open)).toEqual(
       new Set([
         "/healthz",
+        "/health",
         "/readyz",
         "/dashboard/page.js",
         "/dashboard/:id",
