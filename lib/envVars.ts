@@ -354,7 +354,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   {
     name: "WAYFARER_ALLOW_LAUNCH_OPTIONS",
     group: "service",
-    what: "Comma-separated `browser.launchOptions` a `/start` may set although they reach the host: `executablePath`, `args`, `ignoreDefaultArgs`, `userDataDir`, `downloadsPath`. Even allowed, `args` that switch the sandbox off, run a program, open a debugging port or set a proxy are a 400.",
+    what: "Comma-separated `browser.launchOptions` a `/start` may set although they reach the host: `executablePath`, `args`, `ignoreDefaultArgs`, `userDataDir`, `downloadsPath`. Even allowed, `args` that run a program beside the browser are a 400, and those that switch the sandbox off, open a debugging port or set a proxy are dropped (the session's log says so).",
     unset: "none: each is a 400 naming the field and this variable",
     secret: false,
   },

@@ -4,9 +4,10 @@
  * pages (viewport, locale, device scale, touch, certificate errors, downloads on or off).
  * Ignored with a line in the session's log: what a headless, pipe-driven browser has no use for
  * (a window, DevTools, a debugging port). Refused with a 400 naming the field: what would let a
- * caller run programs or reach the host (a binary, switches, folders, a proxy around the egress
- * guard, attaching to an address of the host's network), unless the operator opts in, and what
- * no opt-in allows (the sandbox off, a proxy of the caller's).
+ * caller run programs or reach the host (a binary, switches, folders, attaching to a browser),
+ * unless the operator opts in, and what no opt-in allows (the sandbox off, a proxy around the
+ * egress guard, a switch that runs a program). Switches of an allowed `args` that would weaken
+ * what the service keeps (the sandbox, the pipe, the egress guard) are dropped, and noted.
  */
 import { z } from "zod";
 import type { BrowserConfig, WireLaunchOptions } from "../api/startBrowser.js";
@@ -66,35 +67,41 @@ const RISK: Record<OptInLaunchOption, string> = {
 };
 
 /**
- * Switches refused even where the operator allows `args`: each switches off part of Chromium's
- * sandbox, runs a program beside the browser (outside the sandbox), opens a way into the browser
- * besides the service's pipe, or takes its traffic around the egress guard.
+ * Switches of an allowed `args` that are dropped, with a line in the session's log: each would
+ * switch off part of Chromium's sandbox, open a way into the browser besides the service's pipe,
+ * or take its traffic around the egress guard. Dropped rather than refused: clients send
+ * `--no-sandbox` out of habit (the reference's own suite does on CI), and the service decides
+ * the sandbox by its host.
  */
-const NEVER_SWITCHES: Record<string, string> = {
-  "no-sandbox": "it switches Chromium's sandbox off",
-  "disable-setuid-sandbox": "it switches Chromium's sandbox off",
-  "disable-namespace-sandbox": "it switches Chromium's sandbox off",
-  "disable-seccomp-filter-sandbox": "it switches Chromium's sandbox off",
-  "disable-gpu-sandbox": "it switches the GPU process's sandbox off",
-  "no-zygote-sandbox": "it switches Chromium's sandbox off",
-  "single-process": "it runs pages in the browser's own process, outside the renderer sandbox",
-  "in-process-gpu": "it runs the GPU code in the browser's own process, outside its sandbox",
-  "renderer-cmd-prefix": "it runs a program of the caller's choosing",
-  "utility-cmd-prefix": "it runs a program of the caller's choosing",
-  "gpu-launcher": "it runs a program of the caller's choosing",
-  "plugin-launcher": "it runs a program of the caller's choosing",
-  "ppapi-plugin-launcher": "it runs a program of the caller's choosing",
-  "browser-subprocess-path": "it runs a program of the caller's choosing",
-  "remote-debugging-port": "it opens a way into the browser besides the service's CDP proxy",
-  "remote-debugging-address": "it opens a way into the browser besides the service's CDP proxy",
-  "remote-debugging-pipe": "it opens a way into the browser besides the service's CDP proxy",
-  "remote-allow-origins": "it opens a way into the browser besides the service's CDP proxy",
-  "proxy-server": "it would take the browser's traffic around the service's egress guard",
-  "proxy-pac-url": "it would take the browser's traffic around the service's egress guard",
-  "proxy-auto-detect": "it would take the browser's traffic around the service's egress guard",
-  "no-proxy-server": "it would take the browser's traffic around the service's egress guard",
-  "proxy-bypass-list": "it would take the browser's traffic around the service's egress guard",
+const DROPPED_SWITCHES: Record<string, string> = {
+  "no-sandbox": "the sandbox",
+  "disable-setuid-sandbox": "the sandbox",
+  "disable-namespace-sandbox": "the sandbox",
+  "disable-seccomp-filter-sandbox": "the sandbox",
+  "disable-gpu-sandbox": "the sandbox",
+  "no-zygote-sandbox": "the sandbox",
+  "single-process": "the sandbox",
+  "in-process-gpu": "the sandbox",
+  "remote-debugging-port": "the CDP proxy",
+  "remote-debugging-address": "the CDP proxy",
+  "remote-debugging-pipe": "the CDP proxy",
+  "remote-allow-origins": "the CDP proxy",
+  "proxy-server": "the egress guard",
+  "proxy-pac-url": "the egress guard",
+  "proxy-auto-detect": "the egress guard",
+  "no-proxy-server": "the egress guard",
+  "proxy-bypass-list": "the egress guard",
 };
+
+/** Switches refused even where the operator allows `args`: each runs a program beside the browser, outside its sandbox. */
+const REFUSED_SWITCHES = new Set([
+  "renderer-cmd-prefix",
+  "utility-cmd-prefix",
+  "gpu-launcher",
+  "plugin-launcher",
+  "ppapi-plugin-launcher",
+  "browser-subprocess-path",
+]);
 
 /** The device scale a page may ask for: beyond, a page's pictures grow with its square. */
 export const SCALE_BOUNDS = { min: 0.5, max: 4 };
@@ -136,8 +143,13 @@ export async function planBrowser(
     });
   }
   for (const [i, arg] of (options.args ?? []).entries()) {
-    const why = NEVER_SWITCHES[switchName(arg)];
-    if (why) issues.push({ path: [...at("args"), i], message: `refused: ${why}; never allowed` });
+    if (REFUSED_SWITCHES.has(switchName(arg))) {
+      issues.push({
+        path: [...at("args"), i],
+        message:
+          "refused: it runs a program beside the browser, outside its sandbox; never allowed",
+      });
+    }
   }
   if (options.proxy) {
     issues.push({
@@ -231,7 +243,7 @@ export async function planBrowser(
     return { browser: { launch: {}, attach: { given: given.url, url }, ...common }, viewport };
   }
   const args = [
-    ...(options.args ?? []),
+    ...keptArgs(options.args ?? [], notes),
     ...(options.locale ? [`--accept-lang=${options.locale}`] : []),
   ];
   const launch = {
@@ -253,6 +265,16 @@ const ATTACHED_KEYS = new Set([
   "deviceScaleFactor",
   "hasTouch",
 ]);
+
+/** `args` without the switches the service keeps for itself (DROPPED_SWITCHES), each noted. */
+function keptArgs(args: string[], notes: string[]): string[] {
+  return args.filter((arg) => {
+    const keeps = DROPPED_SWITCHES[switchName(arg)];
+    if (keeps)
+      notes.push(`browser.launchOptions.args: ${arg} dropped: the service keeps ${keeps} as it is`);
+    return !keeps;
+  });
+}
 
 /** A value that asks for something (`args: []`, `ignoreDefaultArgs: false` ask nothing). */
 function asked(value: unknown): boolean {

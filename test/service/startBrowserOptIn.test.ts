@@ -4,7 +4,7 @@
  * the caller runs, at an address the egress rule lets through (this test's rule lets 127.0.0.1
  * through, not 127.0.0.2), answered back as given; ending it leaves that browser running.
  */
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
@@ -86,37 +86,114 @@ describe("launch options the operator allows", () => {
     }
   });
 
-  it("args reach the browser's command line, which still carries no debugging port", async () => {
-    const answer = await start({
-      browser: { launchOptions: { args: ["--user-agent=WayfarerArgs/1", "--lang=fr"] } },
-    });
+  it("args reach the browser's command line; switches of the sandbox, of another way in or of a proxy are dropped and noted", async () => {
+    const plain = await start({});
+    const kept = ["--user-agent=WayfarerArgs/1", "--lang=fr"];
+    const dropped = [
+      "--no-sandbox",
+      "-Single-Process",
+      "--remote-debugging-port=9222",
+      "--proxy-server=http://127.0.0.1:1",
+    ];
+    const answer = await start({ browser: { launchOptions: { args: [...kept, ...dropped] } } });
     expect(answer.status, answer.text).toBe(200);
     const id = answer.body.data.sessionId as string;
     try {
       expect(await userAgentOf(answer.body.data.cdpUrl)).toBe("WayfarerArgs/1");
-      const pid = service.service.sessions.browserPidOf(id)!;
-      const line = commandLineIfLive(pid);
+      const lineOf = (session: string) =>
+        commandLineIfLive(service.service.sessions.browserPidOf(session)!);
+      const line = lineOf(id);
       expect(line).toContain("--lang=fr");
       expect(line).toContain("--remote-debugging-pipe");
-      expect(line.some((arg) => arg.startsWith("--remote-debugging-port"))).toBe(false);
-      expect(line).not.toContain("--no-sandbox");
+      expect(line.some((arg) => /^--(remote-debugging-port|single-process)/i.test(arg))).toBe(
+        false,
+      );
+      expect(line).not.toContain("--proxy-server=http://127.0.0.1:1");
+      // The sandbox is as the host allows it, as for a session that asked nothing.
+      expect(line.includes("--no-sandbox")).toBe(
+        lineOf(plain.body.data.sessionId).includes("--no-sandbox"),
+      );
+      const log = service.service.sessions.find(id)!.lines.map((l) => l.message);
+      for (const arg of dropped) {
+        expect(log.some((m) => m.startsWith(`browser.launchOptions.args: ${arg} dropped`))).toBe(
+          true,
+        );
+      }
     } finally {
       await end(id);
+      await end(plain.body.data.sessionId);
     }
   });
 
-  it.each([
-    ["--no-sandbox", /switches Chromium's sandbox off/],
-    ["-Single-Process", /outside the renderer sandbox/],
-    ["--renderer-cmd-prefix=/bin/sh -c id", /runs a program/],
-    ["--remote-debugging-port=9222", /besides the service's CDP proxy/],
-    ["--proxy-server=http://127.0.0.1:1", /around the service's egress guard/],
-  ])("%s is refused even so, naming its place in args", async (arg, why) => {
+  it("userDataDir holds the profile and stays; downloadsPath receives the downloads", async () => {
+    // Folders the session's browser, maybe a user of its own, may write.
+    const profile = join(folder, "profile");
+    const downloads = join(folder, "downloads");
+    for (const dir of [profile, downloads]) {
+      await mkdir(dir);
+      await chmod(dir, 0o777);
+    }
+    const site = createHttpServer((req, res) => {
+      if (req.url === "/file.txt") {
+        res.writeHead(200, { "content-disposition": 'attachment; filename="file.txt"' });
+        return void res.end("downloaded");
+      }
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end('<a id="get" href="/file.txt">get</a>');
+    });
+    await new Promise<void>((done) => site.listen(0, "127.0.0.1", () => done()));
+    const answer = await start({
+      browser: { launchOptions: { userDataDir: profile, downloadsPath: downloads } },
+    });
+    expect(answer.status, answer.text).toBe(200);
+    const id = answer.body.data.sessionId as string;
+    try {
+      expect(await readdir(profile)).toContain("Default");
+      const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+      await service.call("POST", `/v1/sessions/${id}/navigate`, { body: { url, options: {} } });
+      const clicked = await service.call("POST", `/v1/sessions/${id}/act`, {
+        body: { input: { selector: "//a[@id='get']", description: "get", method: "click" } },
+      });
+      expect(clicked.status, clicked.text).toBe(200);
+      await expect.poll(() => readdir(downloads)).toEqual(["file.txt"]);
+    } finally {
+      await end(id);
+      site.closeAllConnections();
+      await new Promise((done) => site.close(done));
+    }
+    // A folder the caller named is theirs: the session's end leaves it.
+    expect(await readdir(profile)).toContain("Default");
+  });
+
+  it("takes the reference suite's own local browser body (its Chrome, --no-sandbox, a long connect timeout)", async () => {
+    const { executablePath } = await chromiumPack();
+    const answer = await start({
+      modelName: "gpt-4.1-nano",
+      browser: {
+        type: "local",
+        launchOptions: {
+          headless: true,
+          executablePath,
+          args: ["--no-sandbox"],
+          connectTimeoutMs: 60_000,
+        },
+      },
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.data.cdpUrl).toMatch(/^ws:\/\//);
+    await end(answer.body.data.sessionId);
+  });
+
+  it("a switch that runs a program beside the browser is refused even so, naming its place in args", async () => {
     const before = service.service.sessions.size;
-    const answer = await start({ browser: { launchOptions: { args: ["--mute-audio", arg] } } });
-    expect(answer.status).toBe(400);
-    expect(answer.body.message).toContain("→ at start body.browser.launchOptions.args.1");
-    expect(answer.body.message).toMatch(why);
+    for (const arg of ["--renderer-cmd-prefix=/bin/sh -c id", "-GPU-Launcher=/bin/true"]) {
+      const answer = await start({ browser: { launchOptions: { args: ["--mute-audio", arg] } } });
+      expect(answer.status).toBe(400);
+      expect(answer.body.message).toContain(
+        "refused: it runs a program beside the browser, outside its sandbox; never allowed → at start body.browser.launchOptions.args.1",
+      );
+    }
     expect(service.service.sessions.size).toBe(before);
   });
 });
