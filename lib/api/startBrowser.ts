@@ -51,19 +51,11 @@ export const BrowserConfigSchema = z
     type: z
       .enum(["local", "browserbase"])
       .optional()
+      // Alone, as the Python SDK's local mode sends it: the service's own browser. The reference
+      // 3.6.1 refused that (cdpUrl or launchOptions required); its later servers take it.
       .describe('"local": a browser of the service (or yours, by cdpUrl). Absent: the same.'),
     cdpUrl: z.string().optional().describe("Attach to your own browser: its CDP address."),
     launchOptions: WireLaunchOptionsSchema.optional(),
-  })
-  .superRefine((browser, ctx) => {
-    // The reference's own refinement, word for word (its suite asserts the message).
-    if (browser.type === "local" && !browser.cdpUrl && !browser.launchOptions) {
-      ctx.addIssue({
-        code: "custom",
-        message:
-          "When browser.type is 'local', provide either browser.cdpUrl or browser.launchOptions.",
-      });
-    }
   })
   .describe("The session's browser (the reference's BrowserConfig).");
 export type BrowserConfig = z.infer<typeof BrowserConfigSchema>;

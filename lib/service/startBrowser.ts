@@ -9,8 +9,10 @@
  * egress guard, a switch that runs a program). Switches of an allowed `args` that would weaken
  * what the service keeps (the sandbox, the pipe, the egress guard) are dropped, and noted.
  */
+import { realpath } from "node:fs/promises";
 import { z } from "zod";
 import type { BrowserConfig, WireLaunchOptions } from "../api/startBrowser.js";
+import { resolveExecutable } from "../browser/executable.js";
 import { ServiceValidationError } from "../errors.js";
 import type { AddressRule } from "../net/addressRule.js";
 import { pinCallerBrowser } from "./callerBrowser.js";
@@ -135,8 +137,19 @@ export async function planBrowser(
   const options = browser.launchOptions ?? {};
   const at = (key: keyof WireLaunchOptions): Path => ["browser", "launchOptions", key];
 
+  // What asks for nothing new is taken without an opt-in: the binary this service launches
+  // anyway, switches that would all be dropped. The reference's own suite sends both on every
+  // start (its CHROME_PATH, `--no-sandbox` on CI).
+  const ownBinary =
+    asked(options.executablePath) && !policy.launchOptions.has("executablePath")
+      ? await isServiceBinary(options.executablePath as string)
+      : false;
+  if (ownBinary) notes.push("browser.launchOptions.executablePath is this service's own browser");
+  const onlyDropped = (options.args ?? []).every((arg) => switchName(arg) in DROPPED_SWITCHES);
   for (const key of OPT_IN_LAUNCH_OPTIONS) {
     if (!asked(options[key]) || policy.launchOptions.has(key)) continue;
+    if (key === "executablePath" && ownBinary) continue;
+    if (key === "args" && onlyDropped) continue;
     issues.push({
       path: at(key),
       message: `not allowed on this service: ${RISK[key]} (its operator may allow it with WAYFARER_ALLOW_LAUNCH_OPTIONS=${key})`,
@@ -247,13 +260,24 @@ export async function planBrowser(
     ...(options.locale ? [`--accept-lang=${options.locale}`] : []),
   ];
   const launch = {
-    ...(options.executablePath ? { executablePath: options.executablePath } : {}),
+    ...(options.executablePath && !ownBinary ? { executablePath: options.executablePath } : {}),
     ...(args.length ? { args } : {}),
     ...(asked(options.ignoreDefaultArgs) ? { ignoreDefaultArgs: options.ignoreDefaultArgs } : {}),
     ...(options.userDataDir ? { userDataDir: options.userDataDir } : {}),
     ...(options.ignoreHTTPSErrors ? { ignoreHTTPSErrors: true } : {}),
   };
   return { browser: { launch, ...(downloads ? { downloads } : {}), ...common }, viewport };
+}
+
+/** Whether `path` is the very file this service launches its browsers from (links resolved). */
+async function isServiceBinary(path: string): Promise<boolean> {
+  try {
+    const own = await resolveExecutable({ headful: false });
+    const [given, ours] = await Promise.all([realpath(path), realpath(own.path)]);
+    return given === ours;
+  } catch {
+    return false;
+  }
 }
 
 /** What still applies to a browser the caller launched: its pages, and how long to wait. */

@@ -4,10 +4,14 @@
  * log), and what is honoured, read in the real browser's pages.
  */
 import { readdirSync } from "node:fs";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveExecutable } from "../../lib/browser/executable.js";
 import { startHttpsServer } from "../support/httpsServer.js";
 import { useService } from "../support/service.js";
 import { useStaticServer } from "../support/staticServer.js";
@@ -46,12 +50,13 @@ describe("browser.type", () => {
     }
   });
 
-  it('"local" with neither cdpUrl nor launchOptions is the reference\'s 400', async () => {
-    await refused(
-      { browser: { type: "local" } },
-      "browser",
-      "When browser.type is 'local', provide either browser.cdpUrl or browser.launchOptions.",
-    );
+  it("\"local\" alone (the Python SDK's local mode sends it) is the service's own browser", async () => {
+    const started = await service.call("POST", "/v1/sessions/start", {
+      body: { browser: { type: "local" } },
+    });
+    expect(started.status).toBe(200);
+    const id = started.body.data.sessionId as string;
+    expect((await service.call("POST", `/v1/sessions/${id}/end`)).status).toBe(200);
   });
 
   it("an unknown launch option is a 400 naming it", async () => {
@@ -81,6 +86,46 @@ describe("launch options that reach the host", () => {
       expect(message).toContain(`WAYFARER_ALLOW_LAUNCH_OPTIONS=${key}`);
     },
   );
+
+  it("what asks for nothing new is taken without an opt-in: the service's own binary (by any link to it), switches that are all dropped — the reference suite's start body", async () => {
+    const own = (await resolveExecutable({ headful: false })).path;
+    const folder = await mkdtemp(join(tmpdir(), "wayfarer-own-binary-"));
+    const link = join(folder, "chrome");
+    await symlink(own, link);
+    try {
+      for (const executablePath of [own, link]) {
+        const answer = await start({
+          modelName: "gpt-4.1-nano",
+          browser: {
+            type: "local",
+            launchOptions: {
+              headless: true,
+              executablePath,
+              args: ["--no-sandbox"],
+              connectTimeoutMs: 30_000,
+            },
+          },
+        });
+        expect(answer.status, answer.text).toBe(200);
+        const id = answer.body.data.sessionId as string;
+        expect(logOf(id)).toEqual(
+          expect.arrayContaining([
+            "browser.launchOptions.executablePath is this service's own browser",
+            expect.stringMatching(/args: --no-sandbox dropped/),
+          ]),
+        );
+        await end(id);
+      }
+      // A switch that would not be dropped still needs the opt-in, beside one that would.
+      await refused(
+        { browser: { launchOptions: { args: ["--no-sandbox", "--user-agent=x"] } } },
+        "browser.launchOptions.args",
+        /Chromium switches/,
+      );
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
 
   it("empty values ask for nothing and are taken", async () => {
     const answer = await start({
