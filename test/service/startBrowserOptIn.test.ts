@@ -208,6 +208,11 @@ describe("browser.cdpUrl: the caller's own browser", () => {
         const id = answer.body.data.sessionId as string;
         // As the reference: the address the caller gave, not the service's proxy.
         expect(answer.body.data.cdpUrl).toBe(given);
+        // And so do the platform's routes (the 3.7 client connects where they say).
+        const platform = await service.call("GET", `/v1/sessions/${id}`);
+        expect(platform.body.connectUrl).toBe(given);
+        const debug = await service.call("GET", `/v1/sessions/${id}/debug`);
+        expect(debug.body.wsUrl).toBe(given);
         const navigated = await service.call("POST", `/v1/sessions/${id}/navigate`, {
           body: { url: pages.url("basic.html"), options: {} },
         });

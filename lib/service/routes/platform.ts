@@ -35,7 +35,8 @@ export function platformRoutes(deps: {
           status: "RUNNING",
           projectId: session.project,
           createdAt: new Date(session.createdAt).toISOString(),
-          connectUrl: ws(request, access.mint(session.id)),
+          // Attached to the caller's own browser: its address, as /start answered (no proxy).
+          connectUrl: session.callerCdpUrl ?? ws(request, access.mint(session.id)),
           keepAlive: session.details.keepAlive,
           ...(session.details.userMetadata ? { userMetadata: session.details.userMetadata } : {}),
         };
@@ -46,7 +47,7 @@ export function platformRoutes(deps: {
       answerPlain(reply, async () => {
         const { id } = parseInput(Id, request.params, "path");
         const session = sessions.get(id, request.project);
-        const wsUrl = ws(request, access.mint(session.id));
+        const wsUrl = session.callerCdpUrl ?? ws(request, access.mint(session.id));
         const pages = await session.pageList();
         // Both lead to the session's live dashboard.
         const dashboard = dashboardLink(base(request), session);
