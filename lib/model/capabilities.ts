@@ -47,9 +47,10 @@ export function computerUseOf(
 /** The modes this model can run; a custom `llmClient` is taken at its word for dom and hybrid. */
 export function agentModesOf(model: ModelConfiguration | undefined): AgentMode[] {
   if (model === undefined) return ["dom", "hybrid"];
-  // OpenAI's and Gemini's computer-use models speak nothing but that protocol.
+  // OpenAI's computer-use model speaks nothing but that protocol; Gemini's take ordinary tools
+  // too (the reference's dom agent runs them, and its suite says so).
   const protocol = computerUseOf(model);
-  if (protocol && protocol.provider !== "anthropic") return ["cua"];
+  if (protocol?.provider === "openai") return ["cua"];
   const { provider, modelId, custom } = nameOf(model);
   const sees = SEES_IMAGES[provider];
   const modes: AgentMode[] = ["dom"];

@@ -11,6 +11,7 @@ import { createAzure } from "@ai-sdk/azure";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createVertex } from "@ai-sdk/google-vertex";
 import { createOpenAI } from "@ai-sdk/openai";
+import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { type LanguageModel, type Tool, tool } from "ai";
 import { z } from "zod";
 import {
@@ -133,17 +134,14 @@ function resolveConfig(
     }
     case "google": {
       const apiKey = keep(keyFor("google", config, env, baseURL));
-      // Gemini's computer-use models: our own adapter, as for OpenAI's.
+      const plain = createGoogleGenerativeAI({ apiKey, baseURL, headers, fetch })(modelId);
+      // Gemini's computer-use models: our own adapter, as for OpenAI's, for a call that drives
+      // the screen; they take ordinary tools and structured output too (the dom agent, act).
       if (/computer-use/.test(modelId)) {
-        const model = googleComputerUseModel({ modelId, apiKey, baseURL, headers, fetch });
-        return { label, provider, secrets, model };
+        const screen = googleComputerUseModel({ modelId, apiKey, baseURL, headers, fetch });
+        return { label, provider, secrets, model: screenOrPlain(screen, plain) };
       }
-      return {
-        label,
-        provider,
-        secrets,
-        model: createGoogleGenerativeAI({ apiKey, baseURL, headers, fetch })(modelId),
-      };
+      return { label, provider, secrets, model: plain };
     }
     case "bedrock":
       return { label, provider, secrets, model: bedrock(config, modelId, env, keep, fetch) };
@@ -154,6 +152,20 @@ function resolveConfig(
     default:
       throw new UnsupportedModelError(config.modelName, [...PROVIDERS]);
   }
+}
+
+/** A call that carries the `computer` tool goes to `screen`, any other to `plain`. */
+function screenOrPlain(screen: LanguageModelV3, plain: LanguageModelV3): LanguageModelV3 {
+  const drives = (options: LanguageModelV3CallOptions) =>
+    (options.tools ?? []).some((t) => t.name === "computer");
+  return {
+    specificationVersion: "v3",
+    provider: plain.provider,
+    modelId: plain.modelId,
+    supportedUrls: plain.supportedUrls,
+    doGenerate: (options) => (drives(options) ? screen : plain).doGenerate(options),
+    doStream: (options) => (drives(options) ? screen : plain).doStream(options),
+  };
 }
 
 /**

@@ -21,6 +21,11 @@ describe("which agent modes a model can run", () => {
     expect(agentModesOf("openai/o4-mini")).toEqual(["dom", "hybrid"]);
     expect(agentModesOf("anthropic/claude-sonnet-4-5")).toEqual(["dom", "hybrid", "cua"]);
     expect(agentModesOf("openai/computer-use-preview")).toEqual(["cua"]);
+    expect(agentModesOf("google/gemini-2.5-computer-use-preview-10-2025")).toEqual([
+      "dom",
+      "hybrid",
+      "cua",
+    ]);
     expect(
       agentModesOf({ modelName: "computer-use-preview", baseURL: "http://127.0.0.1:9/v1" }),
     ).toEqual(["cua"]);
@@ -28,6 +33,5 @@ describe("which agent modes a model can run", () => {
       "dom",
       "hybrid",
     ]);
-    expect(agentModesOf("google/gemini-2.5-computer-use-preview-10-2025")).toEqual(["cua"]);
   });
 });

@@ -56,6 +56,31 @@ describe("Google", () => {
   });
 });
 
+describe("Gemini's computer-use models outside cua", () => {
+  it("answer an ordinary structured call over plain generateContent, without the computerUse tool", async () => {
+    server.use(
+      http.post(
+        "https://generativelanguage.googleapis.com/v1beta/models/:model",
+        async ({ request }) => {
+          const prompt = promptOf(await asModelRequest(request));
+          return geminiAnswer(JSON.stringify({ city: cityIn(prompt) }));
+        },
+      ),
+    );
+    const answer = await ask("google/gemini-2.5-computer-use-preview-10-2025", {
+      GOOGLE_GENERATIVE_AI_API_KEY: "google-key-123456",
+    });
+    expect(answer.value).toEqual({ city: "Lyon" });
+    const [request] = server.requests();
+    expect(request!.url.pathname).toBe(
+      "/v1beta/models/gemini-2.5-computer-use-preview-10-2025:generateContent",
+    );
+    expect(JSON.stringify(request!.body)).not.toContain("computerUse");
+    const config = request!.body.generationConfig as { responseMimeType: string };
+    expect(config.responseMimeType).toBe("application/json");
+  });
+});
+
 describe("Vertex", () => {
   it("exchanges a service-account JWT, signed with its private key, for a token, and calls Vertex with it", async () => {
     const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
