@@ -16,6 +16,7 @@ import { readableMessage } from "../readableError.js";
 import { isPlaywrightTimeout } from "../timeout.js";
 import { QuotaExceeded } from "./quotas.js";
 import {
+  CallerBrowserUnreachable,
   OwnerUnreachable,
   ServiceFull,
   ServiceStopping,
@@ -44,7 +45,7 @@ export function statusOf(error: unknown): number {
   if (error instanceof QuotaExceeded) return 429;
   if (error instanceof ServiceFull || error instanceof ServiceStopping) return 503;
   if (error instanceof SessionGone) return 410;
-  if (error instanceof OwnerUnreachable) return 502;
+  if (error instanceof OwnerUnreachable || error instanceof CallerBrowserUnreachable) return 502;
   // The browser's launch is bounded by the operator's launch timeout, not by the caller's.
   if (error instanceof ServiceTimeoutError && error.method === "init") return 500;
   // Playwright's own, should one ever get past our wrappers: a deadline passed.

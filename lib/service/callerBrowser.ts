@@ -9,8 +9,10 @@
  * asked for its WebSocket here, not by Playwright, and only that answer's path is kept: its
  * host is whatever the browser says it binds, which may be the loopback.
  */
-import { ServiceInitError, ServiceValidationError } from "../errors.js";
+import { ServiceValidationError } from "../errors.js";
 import { type AddressRule, judgeHost } from "../net/addressRule.js";
+import { readableReason } from "../readableError.js";
+import { CallerBrowserUnreachable } from "./serviceErrors.js";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** /json/version answers a few hundred bytes. */
@@ -43,8 +45,8 @@ export async function pinCallerBrowser(
   if (!tls) pinned.hostname = address.includes(":") ? `[${address}]` : address;
   if (/^wss?:$/.test(url.protocol)) return pinned.href;
   const socket = await webSocketPath(pinned, timeoutMs).catch((error: unknown) => {
-    throw new ServiceInitError(
-      `could not reach the browser at ${path.join(".")} (${url.origin}/json/version): ${error instanceof Error ? error.message : String(error)}`,
+    throw new CallerBrowserUnreachable(
+      `could not reach the browser at ${path.join(".")} (${url.origin}/json/version): ${readableReason(error)}`,
     );
   });
   const ws = new URL(pinned.href);

@@ -30,3 +30,8 @@ export class SessionGone extends ServiceError {
 export class OwnerUnreachable extends ServiceError {
   override name = "OwnerUnreachable";
 }
+
+/** The browser a caller named (`browser.cdpUrl`) did not answer: 502, the caller's to check. */
+export class CallerBrowserUnreachable extends ServiceError {
+  override name = "CallerBrowserUnreachable";
+}

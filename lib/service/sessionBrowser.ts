@@ -7,10 +7,12 @@
 import type { Page as PlaywrightPage } from "playwright-core";
 import type { Context } from "../browser/context.js";
 import type { Engine } from "../engine/engine.js";
-import { ServiceInitError, ServiceTimeoutError } from "../errors.js";
+import { ServiceTimeoutError } from "../errors.js";
 import type { AddressRule } from "../net/addressRule.js";
 import type { LocalBrowserLaunchOptions } from "../options.js";
+import { readableReason } from "../readableError.js";
 import { withTimeout } from "../timeout.js";
+import { CallerBrowserUnreachable } from "./serviceErrors.js";
 
 /** What every page of the session emulates (the reference's launch options of the same names). */
 export interface PageSettings {
@@ -86,8 +88,8 @@ export async function openBrowser(
     const context = await ready.catch((error: unknown) => {
       if (!attach || error instanceof ServiceTimeoutError) throw error;
       const origin = URL.parse(attach.given)?.origin ?? "browser.cdpUrl";
-      throw new ServiceInitError(
-        `could not attach to your browser at ${origin}: ${error instanceof Error ? error.message : String(error)}`,
+      throw new CallerBrowserUnreachable(
+        `could not attach to your browser at ${origin}: ${readableReason(error)}`,
         { cause: error },
       );
     });

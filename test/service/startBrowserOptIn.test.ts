@@ -258,7 +258,7 @@ describe("browser.cdpUrl: the caller's own browser", () => {
     expect(service.service.sessions.size).toBe(before);
   });
 
-  it("an address nothing answers at fails the start, naming it, and leaves no session", async () => {
+  it("an address nothing answers at fails the start with a 502 naming it, and leaves no session", async () => {
     const closed = await freePort();
     const before = service.service.sessions.size;
     for (const cdpUrl of [
@@ -268,9 +268,11 @@ describe("browser.cdpUrl: the caller's own browser", () => {
       const answer = await start({
         browser: { cdpUrl, launchOptions: { connectTimeoutMs: 5_000 } },
       });
-      expect(answer.status, cdpUrl).toBe(500);
+      // The caller's browser did not answer: a 502 (not the service's own 500), one readable line.
+      expect(answer.status, cdpUrl).toBe(502);
       expect(answer.body.message).toContain(`127.0.0.1:${closed}`);
       expect(answer.body.message).toMatch(/could not (attach to|reach) (your|the) browser/);
+      expect(answer.body.message).not.toMatch(/\u001b|Call log|\n/);
     }
     expect(service.service.sessions.size).toBe(before);
   });
