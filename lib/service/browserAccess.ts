@@ -5,8 +5,8 @@
  * connection is a client of the session's CDP hub (its pipe), and every command it sends is
  * judged by the CDP policy first (lib/service/cdpPolicy.ts). What one client may hold of the
  * service is bounded: its message size, its connections, what waits for the pipe or for it.
- * What clients send keeps the session from being idle, and the last one leaving may end it
- * (Sessions.clientClosed).
+ * What clients send keeps the session from being idle, and the last one that came by the
+ * platform's `connectUrl` leaving may end it (Sessions.clientClosed).
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
@@ -51,6 +51,8 @@ interface Grant {
   sessionId: string;
   expires: number;
   openings: number;
+  /** Minted for the platform's `connectUrl`: the connection is its client's lifeline. */
+  lifeline: boolean;
 }
 
 export class BrowserAccess {
@@ -68,12 +70,22 @@ export class BrowserAccess {
     private readonly cluster?: Cluster,
   ) {}
 
-  /** The path and token of a new connection URL for the session (the caller adds the base). */
-  mint(sessionId: string): string {
+  /**
+   * The path and token of a new connection URL for the session (the caller adds the base).
+   * `lifeline`: the platform's `connectUrl`, which a v3 client in BROWSERBASE mode drives the
+   * session by: when its last such connection goes, the session without keepAlive ends, as on
+   * the platform. A `cdpUrl` of `/start` or `/debug` is a look in: it ends nothing.
+   */
+  mint(sessionId: string, lifeline = false): string {
     const now = Date.now();
     for (const [t, v] of this.tokens) if (v.expires < now) this.tokens.delete(t);
     const token = randomBytes(32).toString("base64url");
-    this.tokens.set(token, { sessionId, expires: now + CDP_LIMITS.tokenTtlMs, openings: 0 });
+    this.tokens.set(token, {
+      sessionId,
+      expires: now + CDP_LIMITS.tokenTtlMs,
+      openings: 0,
+      lifeline,
+    });
     return `/v1/sessions/${encodeURIComponent(sessionId)}/cdp?token=${token}`;
   }
 
@@ -122,10 +134,13 @@ export class BrowserAccess {
     if (!hub || !folder) return refuse(socket, "503 Service Unavailable");
     grant.openings++;
     this.wss.handleUpgrade(request, socket, head, (client) =>
-      this.serve(client, session, hub, {
-        downloadsDir: join(folder, "downloads"),
-        filesDir: join(folder, "downloads"),
-      }),
+      this.serve(
+        client,
+        session,
+        hub,
+        { downloadsDir: join(folder, "downloads"), filesDir: join(folder, "downloads") },
+        grant.lifeline,
+      ),
     );
   }
 
@@ -135,9 +150,10 @@ export class BrowserAccess {
     session: Session,
     hub: NonNullable<Session["cdpHub"]>,
     scope: CdpScope,
+    lifeline: boolean,
   ): void {
     this.connections.set(session.id, (this.connections.get(session.id) ?? 0) + 1);
-    this.sessions.clientOpened(session);
+    this.sessions.clientOpened(session, lifeline);
     let browser: HubClient | undefined;
     const early: CdpMessage[] = [];
     let closed = false;
@@ -151,7 +167,7 @@ export class BrowserAccess {
       const left = (this.connections.get(session.id) ?? 1) - 1;
       if (left > 0) this.connections.set(session.id, left);
       else this.connections.delete(session.id);
-      this.sessions.clientClosed(session);
+      this.sessions.clientClosed(session, lifeline);
     };
     const reply = (message: CdpMessage) => {
       if (closed) return;

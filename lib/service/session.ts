@@ -130,6 +130,8 @@ export class Session {
   private stopper = new AbortController();
   /** Open CDP connections of remote clients (through the service's proxy). */
   clients = 0;
+  /** Of those, the ones that came by the platform's `connectUrl` (Sessions.clientClosed). */
+  lifelines = 0;
   /** The caller's own browser the session drives (`browser.cdpUrl`), as given: `/start` answers it. */
   callerCdpUrl: string | undefined;
 

@@ -1,7 +1,7 @@
 /**
  * The sessions this instance holds: started, found by id within a project (another project's
  * session answers as if it did not exist), ended on request, when idle, when the last client
- * of a session without keepAlive goes away, when its time is up (the platform's `timeout`, a
+ * that came by the platform's connectUrl to a session without keepAlive goes away, when its time is up (the platform's `timeout`, a
  * keepAlive session's most), when the watchdog finds its browser past a limit (the next call of
  * its project on it is told why), or all at shutdown. Each counts against its project's limits.
  */
@@ -170,20 +170,25 @@ export class Sessions {
     void this.retire(session, reason).catch(() => {});
   }
 
-  /** A CDP client of the session connected (through the proxy). */
-  clientOpened(session: Session): void {
+  /** A CDP client of the session connected (through the proxy); `lifeline`: by the platform's connectUrl. */
+  clientOpened(session: Session, lifeline = false): void {
     session.clients++;
+    if (lifeline) session.lifelines++;
     session.touch();
   }
 
   /**
-   * A CDP client went away. The last one ends a session without keepAlive, after a grace, unless
-   * a client came back or an operation runs; a keepAlive session stays until ended or idle.
+   * A CDP client went away. The last lifeline (a client that came by the platform's
+   * `connectUrl`, as the 3.7 client does) leaving ends a session without keepAlive, after a
+   * grace, unless a client is still there or came back, or an operation runs. A client that came
+   * by `/start`'s `cdpUrl` (a look in, beside API calls: the Python SDK's way, the reference
+   * suite's) ends nothing, as on the reference; a keepAlive session stays until ended or idle.
    */
-  clientClosed(session: Session): void {
+  clientClosed(session: Session, lifeline = false): void {
     session.clients--;
+    if (lifeline) session.lifelines--;
     session.touch();
-    if (session.details.keepAlive || session.clients > 0) return;
+    if (!lifeline || session.details.keepAlive || session.clients > 0) return;
     setTimeout(() => {
       if (session.clients > 0 || session.isBusy) return;
       void this.retire(session).catch(() => {});

@@ -57,6 +57,24 @@ describe("a session's life", () => {
     expect(await waitUntilGone(pid)).toEqual([]);
   });
 
+  it("ends nothing when a client that came by /start's cdpUrl leaves (a look in beside API calls, as the Python SDK and the reference suite do)", async () => {
+    const started = await service.call("POST", "/v1/sessions/start", { body: {} });
+    const id = started.body.data.sessionId as string;
+    try {
+      const look = await chromium.connectOverCDP(started.body.data.cdpUrl as string);
+      expect(look.contexts()[0]!.pages().length).toBeGreaterThan(0);
+      await look.close();
+      await sleep(RELEASE_GRACE_MS + 1_000);
+      expect(await alive(id)).toBe(200);
+      const navigated = await service.call("POST", `/v1/sessions/${id}/navigate`, {
+        body: { url: server.url("basic.html") },
+      });
+      expect(navigated.status).toBe(200);
+    } finally {
+      await service.call("POST", `/v1/sessions/${id}/end`);
+    }
+  });
+
   it("keeps a keepAlive session when its client leaves, until it is idle", async () => {
     const id = await start({ keepAlive: true });
     const pid = service.service.sessions.browserPidOf(id)!;

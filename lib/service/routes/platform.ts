@@ -36,7 +36,7 @@ export function platformRoutes(deps: {
           projectId: session.project,
           createdAt: new Date(session.createdAt).toISOString(),
           // Attached to the caller's own browser: its address, as /start answered (no proxy).
-          connectUrl: session.callerCdpUrl ?? ws(request, access.mint(session.id)),
+          connectUrl: session.callerCdpUrl ?? ws(request, access.mint(session.id, true)),
           keepAlive: session.details.keepAlive,
           ...(session.details.userMetadata ? { userMetadata: session.details.userMetadata } : {}),
         };
