@@ -111,16 +111,14 @@ describe("agent configuration", () => {
     });
     expect(fail({ mode: "cua", model: "anthropic/claude-sonnet-4-5" })).toBeUndefined();
     expect(fail({ mode: "cua", model: "openai/computer-use-preview" })).toBeUndefined();
-    // OpenAI's and Gemini's computer-use models speak nothing but that protocol.
+    // OpenAI's computer-use model speaks nothing but that protocol; Gemini's run every mode.
     expect(fail({ model: "openai/computer-use-preview" })).toMatchObject({
       name: "UnsupportedModelError",
       supported: ["cua"],
     });
     expect(
       fail({ mode: "hybrid", model: "google/gemini-2.5-computer-use-preview-10-2025" }),
-    ).toMatchObject({
-      supported: ["cua"],
-    });
+    ).toBeUndefined();
     expect(fail({ mode: "hybrid", model: "google/gemini-2.5-flash" })).toBeUndefined();
     // A custom llmClient is taken at its word for dom and hybrid, never for cua.
     expect(model.requests()).toHaveLength(0);
