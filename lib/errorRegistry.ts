@@ -83,8 +83,8 @@ export const ERROR_REGISTRY: readonly ErrorEntry[] = [
   }),
   entry(ServiceEnvironmentError, {
     status: 500,
-    when: "The constructor: an `env` other than LOCAL/REMOTE/BROWSERBASE, REMOTE (not available yet), or a bad `WAYFARER_BROWSER_PROFILE`.",
-    whatToDo: 'Use `env: "LOCAL"`, or fix the variable the message names.',
+    when: "The constructor: an `env` other than LOCAL/REMOTE/BROWSERBASE, a bad `WAYFARER_BROWSER_PROFILE`, or (REMOTE) a `WAYFARER_API_URL` that is not an http(s) URL without credentials.",
+    whatToDo: 'Use `env: "LOCAL"` or `"REMOTE"`, or fix the variable the message names.',
   }),
   entry(MissingEnvironmentVariableError, {
     status: 500,

@@ -130,7 +130,7 @@ export const V3OptionsSchema = z.object({
   env: z
     .enum(ENVIRONMENTS)
     .describe(
-      '`"LOCAL"` runs Chromium on this machine. `"REMOTE"` (alias `"BROWSERBASE"`) runs it on a Wayfarer service; not available yet: the constructor says so.',
+      '`"LOCAL"` runs Chromium on this machine. `"REMOTE"` (alias `"BROWSERBASE"`) runs it in a session of a Wayfarer service (`WAYFARER_API_URL`, `WAYFARER_API_KEY`): see docs/guide/remote.md.',
     ),
   apiKey: z
     .string()

@@ -113,23 +113,35 @@ function resolveConfig(
       const inferred = !config.provider && !config.modelName.startsWith(`${provider}/`);
       const keyOwner = provider === "microsoft" ? "microsoft" : "openai";
       const apiKey = keep(keyFor(keyOwner, config, inferred ? {} : env, baseURL));
+      // Read here rather than by the package, so that our computer-use adapter goes there too.
+      const endpoint =
+        baseURL ?? (provider === "openai" ? envEndpoint(env.OPENAI_BASE_URL) : undefined);
+      for (const value of urlSecrets(endpoint)) keep(value);
       // computer-use-preview speaks a protocol the AI SDK has no binding for: our own adapter.
       if (provider === "openai" && /computer-use/.test(modelId)) {
-        const model = openaiComputerUseModel({ modelId, apiKey, baseURL, headers, fetch });
+        const model = openaiComputerUseModel({
+          modelId,
+          apiKey,
+          baseURL: endpoint,
+          headers,
+          fetch,
+        });
         return { label, provider, secrets, model };
       }
-      const openai = createOpenAI({ apiKey, baseURL, headers, fetch });
+      const openai = createOpenAI({ apiKey, baseURL: endpoint, headers, fetch });
       // Responses API by default; chat completions for endpoints that only have those.
       const chat = provider === "microsoft" || generic.openaiEndpointFormat === "chat";
       return { label, provider, secrets, model: chat ? openai.chat(modelId) : openai(modelId) };
     }
     case "anthropic": {
       const apiKey = keep(keyFor("anthropic", config, env, baseURL));
+      const endpoint = baseURL ?? envEndpoint(env.ANTHROPIC_BASE_URL);
+      for (const value of urlSecrets(endpoint)) keep(value);
       return {
         label,
         provider,
         secrets,
-        model: createAnthropic({ apiKey, baseURL, headers, fetch })(modelId),
+        model: createAnthropic({ apiKey, baseURL: endpoint, headers, fetch })(modelId),
       };
     }
     case "google": {
@@ -211,6 +223,15 @@ function providerOf(config: ModelConfig): { provider: ProviderName; modelId: str
   throw new UnsupportedModelError(name, [...PROVIDERS]);
 }
 
+/**
+ * An operator's endpoint variable (`OPENAI_BASE_URL`, …), read from the environment the caller
+ * passed rather than by the provider package from `process.env`: a configuration given no
+ * environment (a caller's own endpoint on the service) gets none of the operator's endpoints.
+ */
+function envEndpoint(value: string | undefined): string | undefined {
+  return value?.trim() || undefined;
+}
+
 function keyFor(
   provider: keyof typeof KEY_VARIABLES,
   config: ModelConfig,
@@ -250,7 +271,10 @@ function bedrock(
     ...(apiKey
       ? { apiKey }
       : { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN }),
-    baseURL: config.baseURL,
+    baseURL:
+      config.baseURL ??
+      envEndpoint(env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME) ??
+      envEndpoint(env.AWS_ENDPOINT_URL),
     headers: config.headers,
     fetch,
   })(modelId);
