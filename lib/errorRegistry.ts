@@ -148,9 +148,9 @@ export const ERROR_REGISTRY: readonly ErrorEntry[] = [
   }),
   entry(NavigationRefusedError, {
     status: 400,
-    when: "The job's navigation policy refused an address: a scheme other than http(s)/about/data, or a link-local or cloud-metadata host.",
+    when: "A navigation was refused before the browser was asked: by the navigation policy (a scheme other than http(s)/about/data, a link-local or cloud-metadata host), by the job's egress guard (its page), or on the service by its egress rule (a loopback or private address).",
     whatToDo:
-      "If it is intended, allow it (`runJob(job, { allow })`); otherwise the page tried to reach something it should not.",
+      "The message names what would let it through: on the service, `WAYFARER_ALLOW_HOSTS`; for the job, `egress.allowHosts` or `JOB_EGRESS=off`, and `runJob(job, { allow })` for schemes and link-local addresses. Otherwise the page tried to reach something it should not.",
     fields: ["url", "reason"],
   }),
   entry(TokenCapError, {

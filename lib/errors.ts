@@ -373,7 +373,8 @@ export class NavigationRefusedError extends ServiceError {
     readonly url: string,
     readonly reason: string,
   ) {
-    super(`Refused to navigate to ${url}: ${reason}. Allow it explicitly if this is intended.`);
+    // The reason names the setting that would let it through, where one exists.
+    super(`Refused to navigate to ${url}: ${reason}.`);
   }
 }
 

@@ -18,6 +18,12 @@ export interface AddressRule {
    * (`10.0.0.0/8`, `fd00::/8`) that a literal host or every address of a name falls in.
    */
   allowHosts?: readonly string[];
+  /**
+   * The setting that fills `allowHosts` (`WAYFARER_ALLOW_HOSTS` on the service), named in a
+   * loopback or private refusal so that whoever reads it knows what would change it. Never for
+   * link-local: cloud metadata is not something to suggest opening.
+   */
+  allowedBy?: string;
   /** Who resolves names: the system's resolver unless a test gives its own. */
   lookup?: Lookup;
 }
@@ -75,8 +81,9 @@ function v4Kinds(ip: string): AddressKind[] {
 export function refusalOf(address: string, rule: AddressRule): string | undefined {
   const refused = kindsOf(address).filter((k) => rule.refuse.includes(k));
   if (!refused.length) return undefined;
-  const what = refused[0] === "link-local" ? "a link-local or cloud metadata" : `a ${refused[0]}`;
-  return `it is ${what} address`;
+  if (refused[0] === "link-local") return "it is a link-local or cloud metadata address";
+  const hint = rule.allowedBy ? `, refused unless ${rule.allowedBy} lists it` : "";
+  return `it is a ${refused[0]} address${hint}`;
 }
 
 /** Whether the rule lets `host` through by name, whatever it resolves to. */

@@ -135,7 +135,7 @@ export function serviceConfig(
     notes: /^(false|0|no)$/i.test(e.HEADLESS ?? "")
       ? [`HEADLESS=${e.HEADLESS} is ignored: the service runs every browser headless`]
       : [],
-    rule: { ...STRICT_RULE, allowHosts },
+    rule: { ...STRICT_RULE, allowHosts, allowedBy: "WAYFARER_ALLOW_HOSTS" },
     maxSessions: e.WAYFARER_MAX_SESSIONS,
     idleMs: e.WAYFARER_SESSION_IDLE_MS,
     // A client that reconnects, or ends the session itself right after closing (v3 clients do).
