@@ -345,6 +345,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_STREAM_KEEPALIVE_MS",
+    group: "service",
+    what: "How often a streamed operation (`x-stream-response: true`) says it is still at work: an SSE comment (`: keep-alive: act: waiting for openai/gpt-4.1-mini, 10 s so far`) at every verbose level, and at verbose 1 or more a log frame while the model is being asked, so a proxy never drops a quiet stream. 50-60000.",
+    unset: "5000",
+    secret: false,
+  },
+  {
     name: "WAYFARER_BROWSER_USERS",
     group: "service",
     what: "Whom sessions' browsers run as: `auto` gives each its own uid (gid = uid, no passwd entry) from 2000000000-2000065535 when the service runs as root, else the service's user; `off`: the service's user even as root (root without Chromium's sandbox); `FIRST-LAST`: that uid range.",

@@ -204,8 +204,13 @@ export async function answerStream(
         usage: { operation: group, ...figures },
       },
     });
+  // A comment, read by no client (the 3.7 client skips a frame not starting with `data: `, the
+  // SDKs skip `:` lines) and seen by every proxy: a long model call never leaves it quiet.
+  const keepAlive = (note: string) => {
+    if (!raw.writableEnded) raw.write(`: ${note.replace(/[\r\n]+/g, " ")}\n\n`);
+  };
   try {
-    const result = await work({ line, event, usage }, signal);
+    const result = await work({ line, event, usage, keepAlive }, signal);
     send({ type: "system", data: { status: "finished", ...finished(result) } });
   } catch (error) {
     send({

@@ -41,6 +41,7 @@ const ServiceEnvSchema = z.object({
   WAYFARER_INTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   WAYFARER_INSTANCE_TTL_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
   WAYFARER_WATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(2_000),
+  WAYFARER_STREAM_KEEPALIVE_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
   WAYFARER_BROWSER_USERS: BrowserUsersSettingSchema,
   WAYFARER_ALLOW_LAUNCH_OPTIONS: LaunchOptInSchema,
   WAYFARER_ALLOW_CALLER_CDP: z
@@ -82,6 +83,8 @@ export interface ServiceConfig {
   limits: ServiceLimits;
   /** How often the watchdog measures every session's browser memory and folder (ms). */
   watchIntervalMs: number;
+  /** How often a streamed operation says it is still at work, so no proxy drops it (ms). */
+  streamKeepAliveMs: number;
   /** Whom each session's browser runs as: a uid of its own from a range (root), or the service's user. */
   browserUsers: BrowserUsersSetting;
   /** What callers may choose of their browser at /start (`browser`): the operator's opt-ins. */
@@ -159,6 +162,7 @@ export function serviceConfig(
       : undefined,
     limits: serviceLimits(env, e.WAYFARER_API_KEYS, e.WAYFARER_MAX_SESSIONS),
     watchIntervalMs: e.WAYFARER_WATCH_INTERVAL_MS,
+    streamKeepAliveMs: e.WAYFARER_STREAM_KEEPALIVE_MS,
     browserUsers: e.WAYFARER_BROWSER_USERS,
     browserPolicy: {
       launchOptions: e.WAYFARER_ALLOW_LAUNCH_OPTIONS,

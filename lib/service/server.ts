@@ -162,8 +162,10 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   app.register(operationRoutes({ sessions, rule: config.rule, cache }));
   access.attach(app.server);
   app.register(platformRoutes({ sessions, access, publicUrl: config.publicUrl }));
-  // Behind the session's view token, not an API key.
-  app.register(dashboardRoutes({ sessions }));
+  // Behind view tokens (a session's, a project's); minting a project's link takes the key.
+  app.register(
+    dashboardRoutes({ sessions, publicUrl: config.publicUrl, shared: cluster !== undefined }),
+  );
 
   return {
     app,

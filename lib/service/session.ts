@@ -17,6 +17,9 @@ import { serviceModelAccess } from "../model/modelAccess.js";
 import type { SpendGuard } from "../model/modelClient.js";
 import type { AddressRule } from "../net/addressRule.js";
 import { V3OptionsSchema } from "../options.js";
+import { Journal, type KeptLine, type OperationRecord } from "./dashboard/journal.js";
+import { LiveOperation, watchingModelCalls } from "./dashboard/liveOperation.js";
+import { ShownText } from "./dashboard/shownText.js";
 import { SessionBusyError } from "./serviceErrors.js";
 import { browserOptions, openBrowser, type SessionBrowser } from "./sessionBrowser.js";
 
@@ -57,40 +60,18 @@ export interface SessionInit {
   runAs?: RunAs;
   /** What /start's `browser` field asked of the browser, as the service honours it. */
   browser?: SessionBrowser;
+  /** How often a streamed operation says it is still at work (WAYFARER_STREAM_KEEPALIVE_MS). */
+  streamKeepAliveMs?: number;
 }
 
-/** One call's method and usage (`/replay` reports them for the client's metrics). */
-export interface CallRecord {
-  method: string;
-  tokenUsage: {
-    inputTokens: number;
-    outputTokens: number;
-    reasoningTokens: number;
-    cachedInputTokens: number;
-    timeMs: number;
-  };
-}
-
-/** One operation as the dashboard shows it: when, how long, how it ended. */
-export interface OperationRecord extends CallRecord {
-  startedAt: number;
-  durationMs: number;
-  ok: boolean;
-}
-
-/** A log line the session kept for its dashboard, numbered so a viewer asks only for new ones. */
-export interface KeptLine {
-  seq: number;
-  time: number;
-  level: number;
-  category: string;
-  message: string;
-}
+export type { CallRecord, KeptLine, OperationRecord } from "./dashboard/journal.js";
 
 /** Where the operation under way sends its log lines and each model call's usage. */
 export interface OperationSink {
   line(line: LogLine): void;
   usage(group: Exclude<MetricsGroup, "total">, usage: Usage): void;
+  /** A stream's: a comment that keeps it from going quiet (LiveOperation.beat). */
+  keepAlive?(note: string): void;
 }
 
 /** The session's metrics, each model call's usage also told to the operation under way. */
@@ -104,23 +85,19 @@ class RelayedMetrics extends MetricsRecorder {
   }
 }
 
-/** How many of its latest log lines a session keeps for its dashboard. */
-const KEPT_LINES = 500;
-const KEPT_LINE_CHARS = 2_000;
-
 export class Session {
   readonly createdAt = Date.now();
   lastUsed = Date.now();
-  readonly operations: OperationRecord[] = [];
-  /** The latest log lines (at the session's verbose), for the dashboard. */
-  readonly lines: KeptLine[] = [];
+  /** Its operations (for `/replay` and the dashboard) and latest log lines (at its verbose). */
+  private readonly journal = new Journal(() => this.shownText);
   /** The read-only, session-scoped credential of the dashboard link; dies with the session. */
   readonly viewToken = randomBytes(32).toString("base64url");
-  /** Values typed from callers' variables: painted over in the dashboard's pictures. */
-  readonly typedValues = new Set<string>();
-  private lineCount = 0;
+  /** What the dashboard may show: typed values hidden (pictures painted over), secrets redacted. */
+  private shownText = new ShownText(undefined);
+  private verbose: LogLevel = 1;
+  private keepAliveMs = 5_000;
   private browserSession: Promise<CDPSession | undefined> | undefined;
-  private busy: { method: string; since: number } | undefined;
+  private busy: LiveOperation | undefined;
   private sink: OperationSink | undefined;
   private ended: Promise<void> | undefined;
   private readonly endHooks: (() => void)[] = [];
@@ -177,6 +154,8 @@ export class Session {
       ],
     });
     const metrics = new RelayedMetrics(() => self?.sink);
+    // The dashboard and the stream say when the model is being asked.
+    const spendGuard = watchingModelCalls(init.spendGuard, () => self?.busy, init.modelName);
     const engine = createEngine({
       options,
       logger,
@@ -188,7 +167,7 @@ export class Session {
       records: { metrics },
       // A client that settles dialogs over its own connection (its handler) gets them all.
       ...(init.client?.dialogs === "leave" ? { dialogDuty: "leave" as const } : {}),
-      spendGuard: init.spendGuard,
+      spendGuard,
       // The operator's keys only to the operator's endpoints; a caller's endpoint judged, pinned.
       modelAccess: serviceModelAccess(init.rule),
       pageLimit: init.pageLimit,
@@ -216,6 +195,9 @@ export class Session {
     const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };
     self = new Session(id, details, init.project, init.modelName, engine, context, metrics);
     self.callerCdpUrl = init.browser?.attach?.given;
+    self.shownText = new ShownText(logger.redactor);
+    self.verbose = options.verbose;
+    if (init.streamKeepAliveMs) self.keepAliveMs = init.streamKeepAliveMs;
     if (init.ignored?.length) {
       logger.info(
         "session",
@@ -227,32 +209,42 @@ export class Session {
   }
 
   /**
-   * Runs one operation: refused while another runs; its log lines go to `sink` while it runs;
-   * its usage is recorded for `/replay`.
+   * Runs one operation: refused while another runs; its log lines go to `sink` while it runs
+   * (a stream's also hears every few seconds that it is still at work); its usage is recorded
+   * for `/replay`, and what it was asked (`request`, the parsed body) and answered for the
+   * dashboard.
    */
   async operate<T>(
     method: string,
     work: (operations: Operations, context: Context) => Promise<T>,
     sink?: OperationSink,
+    request?: unknown,
   ): Promise<T> {
     this.assertFree();
-    const startedAt = Date.now();
-    this.busy = { method, since: startedAt };
+    const live = new LiveOperation(method, request, this.shownText);
+    const startedAt = live.since;
+    this.busy = live;
     this.sink = sink;
+    const stopBeat = sink?.keepAlive ? live.beat(sink, this.keepAliveMs, this.verbose) : undefined;
     const before = this.metrics.snapshot();
-    let ok = false;
+    let outcome: { result: unknown } | { error: unknown } = { error: undefined };
     try {
       if (this.clients > 0) await this.catchUp();
-      const result = await work(this.engine.operations, this.context);
-      ok = true;
+      const result = await work(live.watch(this.engine.operations), this.context);
+      outcome = { result };
       return result;
+    } catch (error) {
+      outcome = { error };
+      throw error;
     } finally {
+      stopBeat?.();
       const after = this.metrics.snapshot();
-      this.operations.push({
+      this.journal.record({
         method,
         startedAt,
         durationMs: Date.now() - startedAt,
-        ok,
+        ok: "result" in outcome,
+        detail: live.finish(outcome),
         tokenUsage: {
           inputTokens: after.totalPromptTokens - before.totalPromptTokens,
           outputTokens: after.totalCompletionTokens - before.totalCompletionTokens,
@@ -267,8 +259,16 @@ export class Session {
     }
   }
 
-  /** The operation under way, if any, and since when. */
-  get current(): { method: string; since: number } | undefined {
+  get operations(): readonly OperationRecord[] {
+    return this.journal.operations;
+  }
+
+  get lines(): readonly KeptLine[] {
+    return this.journal.lines;
+  }
+
+  /** The operation under way, if any: since when, what it was asked, the model call in flight. */
+  get current(): LiveOperation | undefined {
     return this.busy;
   }
 
@@ -277,29 +277,22 @@ export class Session {
     return this.context.activePage();
   }
 
-  /** A caller's variables (plain values or `{value}`), kept to be painted over in pictures. */
+  /**
+   * A caller's variables (plain values or `{value}`): painted over in pictures, and shown as
+   * their `%name%` in what the dashboard shows.
+   */
   rememberValues(variables: Record<string, unknown> | undefined): void {
-    for (const v of Object.values(variables ?? {})) {
-      const value = v && typeof v === "object" ? (v as { value?: unknown }).value : v;
-      if (typeof value === "string" || typeof value === "number")
-        this.typedValues.add(String(value));
-    }
+    this.shownText.remember(variables);
+  }
+
+  /** How the dashboard shows the session's text (ShownText). */
+  get shown(): ShownText {
+    return this.shownText;
   }
 
   /** A log line: kept for the dashboard, and handed to whoever runs the operation under way. */
   private heard(line: LogLine): void {
-    this.lines.push({
-      seq: ++this.lineCount,
-      time: Date.now(),
-      level: line.level,
-      category: line.category,
-      // A debug line may carry a whole outline: the dashboard shows its start.
-      message:
-        line.message.length > KEPT_LINE_CHARS
-          ? `${line.message.slice(0, KEPT_LINE_CHARS)}…`
-          : line.message,
-    });
-    if (this.lines.length > KEPT_LINES) this.lines.splice(0, this.lines.length - KEPT_LINES);
+    this.journal.keep(line);
     this.sink?.line(line);
   }
 

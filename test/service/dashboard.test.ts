@@ -1,8 +1,10 @@
 /**
  * The live dashboard in a real browser: the link `/start` and `/debug` hand out opens a page
  * that shows the session (its page, a picture, the operations with timings and tokens, the log),
- * takes its token out of the address bar, updates while an act runs, and shows nothing for a
- * wrong token or an ended session. The view token opens nothing else.
+ * takes its token out of the address bar, updates while an act runs (what it was asked, the
+ * model it waits for), and shows nothing for a wrong token or an ended session. The view token
+ * opens nothing else. (What operations answered, an agent's steps, the enlarged picture and the
+ * folded log: dashboardOperations.test.ts; the project's list: dashboardProject.test.ts.)
  */
 import { http } from "msw";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -85,12 +87,21 @@ describe("the live dashboard", () => {
           () => (document.getElementById("picture") as HTMLImageElement).naturalWidth > 0,
         );
 
-        // An act waiting on the model: the page says so, and its picture keeps coming.
+        // An act waiting on the model: the page says so, what it was asked and whom it waits
+        // for, and its picture keeps coming.
         const model = gatedModel();
         const acting = service.call("POST", `/v1/sessions/${id}/act`, {
           body: { input: "add black tea to the cart" },
         });
         await expect.poll(() => text(page, "status"), { timeout: 10_000 }).toBe("running act");
+        const running = page.locator("#current");
+        expect(await running.locator(".asked").first().textContent()).toBe(
+          "add black tea to the cart",
+        );
+        await running.locator("summary").click();
+        await expect
+          .poll(() => running.locator(".body").textContent(), { timeout: 10_000 })
+          .toMatch(/Nowwaiting for openai\/gpt-4\.1-mini \(\d+ s\)/);
         const picture = () => page.locator("#picture").getAttribute("src");
         const seen = await picture();
         await expect.poll(picture, { timeout: 10_000 }).not.toBe(seen);
@@ -99,9 +110,16 @@ describe("the live dashboard", () => {
         expect((await acting).body.data.result.success).toBe(true);
 
         await expect.poll(() => text(page, "status"), { timeout: 10_000 }).toBe("idle");
-        const rows = await page.locator("#operations tr").allTextContents();
-        expect(rows.at(-1)).toMatch(/^act.*\d+ ms120 \/ 30done$/);
-        expect(rows[0]).toMatch(/^navigate/);
+        const ops = page.locator("#operations > li");
+        await expect.poll(() => ops.count(), { timeout: 10_000 }).toBe(2);
+        const last = ops.last();
+        const field = (name: string) => last.locator(`summary .${name}`).textContent();
+        expect(await field("method")).toBe("act");
+        expect(await field("asked")).toBe("add black tea to the cart");
+        expect(await field("took")).toMatch(/^\d+ ms$/);
+        expect(await field("tokens")).toBe("120 / 30");
+        expect(await field("outcome")).toBe("done");
+        expect(await ops.first().locator(".method").textContent()).toBe("navigate");
         // The session's log as it ran (verbose 2), without the model key.
         const log = (await text(page, "log")) ?? "";
         expect(log, log).toContain("[model] act: openai/gpt-4.1-mini answered");

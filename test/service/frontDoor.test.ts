@@ -106,6 +106,10 @@ describe("the front door", () => {
         "/dashboard/:id",
         "/dashboard/:id/state",
         "/dashboard/:id/picture",
+        // The project's list, behind a project view token (POST /v1/dashboard/link).
+        "/dashboard",
+        "/dashboard/project.js",
+        "/dashboard/sessions",
       ]),
     );
   });

@@ -189,6 +189,7 @@ export function operationRoutes(deps: {
             return null;
           },
           out,
+          body,
         ),
       ),
     );
@@ -213,6 +214,7 @@ export function operationRoutes(deps: {
               signal,
             ),
             out,
+            body,
           ),
       ),
     );
@@ -236,6 +238,7 @@ export function operationRoutes(deps: {
               signal,
             ),
             out,
+            body,
           ),
       ),
     );
@@ -262,6 +265,7 @@ export function operationRoutes(deps: {
               );
             },
             out,
+            body,
           ),
         true,
       );
@@ -286,6 +290,7 @@ export function operationRoutes(deps: {
               signal,
             ),
             out,
+            body,
           ),
       ),
     );

@@ -127,6 +127,7 @@ export function sessionRoutes(deps: {
           client: capped.client,
           rule: config.rule,
           secrets: [...keys.secrets, ...(cluster?.secrets ?? [])],
+          streamKeepAliveMs: config.streamKeepAliveMs,
         });
         return answer(session);
       });
