@@ -14,6 +14,7 @@ import { ServiceError, ServiceTimeoutError } from "../errors.js";
 import type { LogLine } from "../log.js";
 import { readableMessage } from "../readableError.js";
 import { isPlaywrightTimeout } from "../timeout.js";
+import { noteFailure } from "./metrics.js";
 import { QuotaExceeded } from "./quotas.js";
 import {
   CallerBrowserUnreachable,
@@ -103,6 +104,7 @@ function whileConnected(reply: FastifyReply): AbortSignal {
  * SDKs that retry every 429 (the generated ones: twice, with backoff) do not ask in vain.
  */
 export function sendFailure(reply: FastifyReply, error: unknown) {
+  noteFailure(reply.request.raw, error);
   const status = statusOf(error);
   const after = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
   if (typeof after === "number" && Number.isFinite(after)) {
@@ -166,8 +168,12 @@ export async function answerStream(
     // Proxies (nginx) must pass each frame on as it comes.
     "x-accel-buffering": "no",
   });
+  const requestId = reply.request.id;
   const send = (frame: Omit<StreamFrame, "id">) => {
-    if (!raw.writableEnded) raw.write(frameText(frame, framing));
+    // Each log line names its request (docs/guide/operations.md, "Request ids").
+    const tagged =
+      frame.type === "log" ? { ...frame, data: { ...(frame.data as object), requestId } } : frame;
+    if (!raw.writableEnded) raw.write(frameText(tagged, framing));
   };
   send({ type: "system", data: { status: "starting" } });
   send({ type: "system", data: { status: "connected" } });
@@ -213,6 +219,7 @@ export async function answerStream(
     const result = await work({ line, event, usage, keepAlive }, signal);
     send({ type: "system", data: { status: "finished", ...finished(result) } });
   } catch (error) {
+    noteFailure(reply.request.raw, error, statusOf(error));
     send({
       type: "system",
       data: { status: "error", error: readableMessage(error), errorDetail: toWireError(error) },

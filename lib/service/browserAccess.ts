@@ -70,6 +70,13 @@ export class BrowserAccess {
     private readonly cluster?: Cluster,
   ) {}
 
+  /** CDP connections open now, every session's (the service's metrics). */
+  get openConnections(): number {
+    let open = 0;
+    for (const count of this.connections.values()) open += count;
+    return open;
+  }
+
   /**
    * The path and token of a new connection URL for the session (the caller adds the base).
    * `lifeline`: the platform's `connectUrl`, which a v3 client in BROWSERBASE mode drives the

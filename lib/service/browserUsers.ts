@@ -94,6 +94,12 @@ export class BrowserUsers {
     return { uid, gid: uid, sandbox: plan.sandbox.works };
   }
 
+  /** Uids not held by a session (/readyz); undefined: every browser runs as the service's user. */
+  get left(): number | undefined {
+    const { plan } = this;
+    return plan.kind === "per session" ? plan.last - plan.first + 1 - this.taken.size : undefined;
+  }
+
   /** The session's browser has ended and its folder is gone: its uid may be handed out again. */
   give(sessionId: string): void {
     this.taken.delete(sessionId);

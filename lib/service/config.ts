@@ -47,6 +47,10 @@ const ServiceEnvSchema = z.object({
   WAYFARER_ALLOW_CALLER_CDP: z
     .enum(["0", "1", "false", "true"], { error: "expected 1 or 0" })
     .default("0"),
+  WAYFARER_METRICS_TOKEN: z
+    .string()
+    .regex(/^(\S{16,})?$/, "expected at least 16 characters without spaces")
+    .optional(),
 });
 
 export interface ServiceConfig {
@@ -89,6 +93,8 @@ export interface ServiceConfig {
   browserUsers: BrowserUsersSetting;
   /** What callers may choose of their browser at /start (`browser`): the operator's opt-ins. */
   browserPolicy: BrowserPolicy;
+  /** The Bearer token /metrics asks for; undefined: /metrics is open. */
+  metricsToken: string | undefined;
   /**
    * The service's own log, for what its operator should hear of as it happens (a session the
    * watchdog ended): standard error, unless given (a test's).
@@ -168,6 +174,7 @@ export function serviceConfig(
       launchOptions: e.WAYFARER_ALLOW_LAUNCH_OPTIONS,
       callerCdp: e.WAYFARER_ALLOW_CALLER_CDP === "1" || e.WAYFARER_ALLOW_CALLER_CDP === "true",
     },
+    metricsToken: e.WAYFARER_METRICS_TOKEN || undefined,
     warn: (line) => void process.stderr.write(`${line}\n`),
   };
 }

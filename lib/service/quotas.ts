@@ -136,12 +136,15 @@ export class Quotas {
   constructor(
     private readonly limits: ServiceLimits,
     private readonly counters: QuotaCounters = localCounters(),
+    /** Told of each refusal (the service's metrics). */
+    private readonly tally?: { refused(project: string, limit: string): void },
   ) {}
 
   /** Counts a session of `project` about to start; QuotaExceeded when the project is at its limit. */
   async takeSlot(project: string, sessionId: string): Promise<void> {
     const max = this.limits.projectSessions;
     if (await this.counters.slots.take(project, sessionId, max)) return;
+    this.tally?.refused(project, "WAYFARER_PROJECT_MAX_SESSIONS");
     throw new QuotaExceeded(
       `This key's project has ${max} sessions running, its most at once (WAYFARER_PROJECT_MAX_SESSIONS); end one of them (POST /v1/sessions/{id}/end) and start again.`,
       "WAYFARER_PROJECT_MAX_SESSIONS",
@@ -162,12 +165,15 @@ export class Quotas {
         if (callerPays(config)) return;
         const now = Date.now();
         const spent = await tokens.spent(project, now);
-        if (perMinute && spent.minute >= perMinute) {
-          throw budgetSpent(spent.minute, perMinute, "this minute", MINUTE_MS, now);
-        }
-        if (perDay && spent.day >= perDay) {
-          throw budgetSpent(spent.day, perDay, "today (UTC)", DAY_MS, now);
-        }
+        const refusal =
+          perMinute && spent.minute >= perMinute
+            ? budgetSpent(spent.minute, perMinute, "this minute", MINUTE_MS, now)
+            : perDay && spent.day >= perDay
+              ? budgetSpent(spent.day, perDay, "today (UTC)", DAY_MS, now)
+              : undefined;
+        if (!refusal) return;
+        this.tally?.refused(project, refusal.limit);
+        throw refusal;
       },
       spent: (config, usage: Usage) => {
         if (callerPays(config)) return;

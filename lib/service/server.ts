@@ -12,10 +12,13 @@ import { BrowserAccess } from "./browserAccess.js";
 import type { ServiceConfig } from "./config.js";
 import type { KeyRing } from "./keys.js";
 import { publicBase } from "./links.js";
+import { ServiceMetrics } from "./metrics.js";
 import { RateLimit } from "./rateLimit.js";
+import { failureLine, requestIdOf, tagRequest } from "./requestId.js";
 import { canonicalTarget } from "./requestTarget.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
 import { healthRoutes } from "./routes/health.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { operationRoutes } from "./routes/operations.js";
 import { platformRoutes } from "./routes/platform.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -28,6 +31,8 @@ export interface Service {
   /** Every route, as registered: what the key check is decided on. */
   routes: { method: string; url: string; public: boolean }[];
   sessions: Sessions;
+  /** Its Prometheus registry and instruments (`GET /metrics`). */
+  metrics: ServiceMetrics;
   /** Listens, and in shared mode registers this instance by the address it got. */
   listen(host: string, port: number): Promise<string>;
   /** Stops taking work, ends every session, closes the server. */
@@ -41,6 +46,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     logger: false,
     // X-Forwarded-* are believed only from the proxies listed (or any, for "true").
     trustProxy: config.trustProxy,
+    genReqId: requestIdOf,
     // Before routing: the one spelling of the target, or a refusal answered by the hook below.
     rewriteUrl: (raw) => {
       const target = canonicalTarget(raw.url ?? "/");
@@ -51,9 +57,14 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
       return `${target.path}${target.query}`;
     },
   });
+  const metrics = new ServiceMetrics({
+    memoryLimitMb: config.limits.browserMaxMemoryMb,
+    shared: cluster !== undefined,
+  });
   const sessions = new Sessions(
     config,
     cluster && { newId: () => cluster.newSessionId(), watcher: cluster },
+    metrics,
   );
   const routes: Service["routes"] = [];
   app.addHook("onRoute", (route) => {
@@ -94,6 +105,18 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     reply.code(404).send({ success: false, message: `No route ${request.method} ${request.url}` });
   });
 
+  // First: every answer, a refusal too, carries the request's id.
+  app.addHook("onRequest", tagRequest);
+  // Counted once answered; a failure that is the service's own is also told to its log (not a
+  // 503: full or stopping is the gauges' to tell).
+  const secrets = [...keys.secrets, ...(cluster?.secrets ?? []), config.metricsToken ?? ""];
+  app.addHook("onResponse", async (request, reply) => {
+    const answered = metrics.answered(request, reply);
+    if (answered && answered.status >= 500 && answered.status !== 503) {
+      config.warn(failureLine(request, answered, secrets));
+    }
+  });
+
   // Every route needs a project's key but the few marked public (`config: { public: true }`),
   // decided on the route the router matched, never on the URL's spelling.
   app.addHook("onRequest", async (request, reply) => {
@@ -127,6 +150,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     // Counted once, by the instance the caller reached.
     const wait = forwarded ? undefined : await limit.take(project);
     if (wait !== undefined) {
+      metrics.refused(project, "WAYFARER_RATE_LIMIT");
       return reply
         .code(429)
         .header("retry-after", String(wait))
@@ -151,14 +175,21 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     if (closing) reply.header("connection", "close");
   });
 
-  app.register(healthRoutes({ ready: () => !closing }));
   const access = new BrowserAccess(sessions, cluster);
+  app.register(healthRoutes({ stopping: () => closing, sessions }));
+  metrics.observe({
+    sessions,
+    cdpConnections: () => access.openConnections,
+    ...(cluster ? { peers: () => cluster.peers() } : {}),
+  });
+  app.register(metricsRoutes({ metrics, token: config.metricsToken }));
   app.register(sessionRoutes({ sessions, config, keys, cluster, access }));
   const folderCache =
     config.serverCache && !cluster
       ? new FolderCacheStore(join(config.dataDir, "cache"), config.cacheLimits)
       : undefined;
-  const cache = !config.serverCache ? undefined : (cluster?.cache ?? folderCache);
+  const store = !config.serverCache ? undefined : (cluster?.cache ?? folderCache);
+  const cache = store && metrics.countedCache(store);
   app.register(operationRoutes({ sessions, rule: config.rule, cache }));
   access.attach(app.server);
   app.register(platformRoutes({ sessions, access, publicUrl: config.publicUrl }));
@@ -171,6 +202,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     app,
     routes,
     sessions,
+    metrics,
     async listen(host, port) {
       const address = await app.listen({ host, port });
       await cluster?.announce(internalAddress(address, host), sessions);

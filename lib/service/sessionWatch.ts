@@ -64,6 +64,8 @@ export class SessionWatch {
     private readonly sessions: () => readonly Watched[],
     /** Ends the session; told once per session (it is no longer listed once ended). */
     private readonly over: (session: Watched, excess: Excess) => void,
+    /** Told of each memory reading, by process group leader (the service's metrics). */
+    private readonly tally?: { browserMemory(byLeader: ReadonlyMap<number, number>): void },
   ) {}
 
   start(): void {
@@ -106,6 +108,7 @@ export class SessionWatch {
         : await groupMemory(new Set(sessions.flatMap((s) => s.browserPid ?? []))).catch(
             () => new Map<number, number>(),
           );
+    if (memoryMb !== undefined) this.tally?.browserMemory(memory);
     for (const session of sessions) {
       const used = session.browserPid === undefined ? undefined : memory.get(session.browserPid);
       if (memoryMb !== undefined && used !== undefined && used > memoryMb * MB) {

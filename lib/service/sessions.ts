@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { BrowserUsers } from "./browserUsers.js";
 import type { ServiceConfig } from "./config.js";
+import type { ServiceMetrics } from "./metrics.js";
 import { type QuotaCounters, Quotas } from "./quotas.js";
 import { ServiceFull, ServiceStopping, SessionNotFound } from "./serviceErrors.js";
 import { Session, type SessionInit } from "./session.js";
@@ -39,11 +40,12 @@ export class Sessions {
   constructor(
     private readonly config: ServiceConfig,
     /** Shared mode: ids that name this instance, and the registry told of each session. */
-    shared?: { newId: () => string; watcher: SessionWatcher },
+    shared: { newId: () => string; watcher: SessionWatcher } | undefined,
+    private readonly metrics: ServiceMetrics,
   ) {
     this.newId = shared?.newId ?? randomUUID;
     this.watcher = shared?.watcher;
-    this.quotas = new Quotas(config.limits, shared?.watcher.counters);
+    this.quotas = new Quotas(config.limits, shared?.watcher.counters, metrics);
     this.browserUsers = new BrowserUsers(config.browserUsers);
     // Looked for four times per idle period: a session outlives its idle time by a quarter at most.
     const every = Math.min(Math.max(config.idleMs / 4, 250), 30_000);
@@ -57,6 +59,7 @@ export class Sessions {
       },
       () => this.all(),
       (session, excess) => this.endPastLimit(session as Session, excess),
+      metrics,
     );
     this.watch.start();
   }
@@ -64,6 +67,7 @@ export class Sessions {
   async start(init: SessionInit): Promise<Session> {
     if (this.stopping) throw stoppingError();
     if (this.isFull) {
+      this.metrics.refused(init.project, "WAYFARER_MAX_SESSIONS");
       throw new ServiceFull(
         this.watcher
           ? `Every instance is full: ${this.config.maxSessions} sessions at most on each (WAYFARER_MAX_SESSIONS); end one or try again later.`
@@ -89,6 +93,7 @@ export class Sessions {
       // Counted once: as live, no longer as starting, when the registry hears of its room.
       this.starting.delete(opening);
       this.watcher?.started(session);
+      this.metrics.sessionStarted();
       // The platform's session timeout, and a keepAlive session's most (which no client's
       // presence extends): ended then, whatever it is doing.
       const keepAliveMs = init.keepAlive ? this.config.limits.keepAliveMaxMs : undefined;
@@ -112,7 +117,7 @@ export class Sessions {
       const runAs = ours ? this.browserUsers.take(id) : undefined;
       return await Session.open(id, {
         ...init,
-        spendGuard: this.quotas.spendGuard(init.project),
+        spendGuard: this.metrics.metered(init.project, this.quotas.spendGuard(init.project)),
         ...(ours
           ? { pageLimit: { max: this.config.limits.maxPages, setBy: "WAYFARER_MAX_PAGES" } }
           : {}),
@@ -162,6 +167,7 @@ export class Sessions {
   private endPastLimit(session: Session, excess: Excess): void {
     if (this.live.get(session.id) !== session) return;
     const reason = excessText(excess);
+    this.metrics.endedByWatchdog(excess.what);
     this.endReasons.remember(session.id, session.project, reason);
     session.note(`ended: ${reason}`);
     this.config.warn(
@@ -212,6 +218,16 @@ export class Sessions {
   /** Sessions this instance could still start (those being started count as taken). */
   get room(): number {
     return Math.max(0, this.config.maxSessions - this.live.size - this.starting.size);
+  }
+
+  /** Sessions this instance may hold (WAYFARER_MAX_SESSIONS). */
+  get capacity(): number {
+    return this.config.maxSessions;
+  }
+
+  /** Browser users left to hand out; undefined: every browser runs as the service's user. */
+  get usersLeft(): number | undefined {
+    return this.browserUsers.left;
   }
 
   get isFull(): boolean {

@@ -95,13 +95,15 @@ describe("the front door", () => {
     }
   });
 
-  it("lists its public routes, and only health and the dashboard are among them", () => {
+  it("lists its public routes, and only health, metrics and the dashboard are among them", () => {
     const open = service.service.routes.filter((r) => r.public).map((r) => r.url);
     expect(new Set(open)).toEqual(
       new Set([
         "/healthz",
         "/health",
         "/readyz",
+        // Behind WAYFARER_METRICS_TOKEN when set, never an API key.
+        "/metrics",
         "/dashboard/page.js",
         "/dashboard/:id",
         "/dashboard/:id/state",

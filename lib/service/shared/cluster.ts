@@ -121,6 +121,11 @@ export class Cluster implements SessionWatcher {
     await this.registry.start();
   }
 
+  /** The other live instances, as their last heartbeats said (the cluster's metrics). */
+  peers(): InstanceView[] {
+    return this.registry?.peers() ?? [];
+  }
+
   started(session: Session): void {
     this.registry?.started(session);
   }

@@ -10,6 +10,7 @@ import https from "node:https";
 import type { Duplex } from "node:stream";
 import { readableMessage } from "../../readableError.js";
 import { frameText, framingOf } from "../answers.js";
+import { noteForwarded } from "../metrics.js";
 
 /** How long a connection to another instance may take before it counts as unreachable. */
 const CONNECT_MS = 2_000;
@@ -133,6 +134,8 @@ export function forward(f: ForwardRequest): Promise<ForwardOutcome> {
         return;
       }
       f.claim?.();
+      // The owner counts the request in its metrics; this instance, only that it relayed it.
+      noteForwarded(request);
       response.writeHead(status, endToEnd(answer.headers));
       response.flushHeaders();
       answer.pipe(response);

@@ -139,10 +139,15 @@ export class Registry implements SessionWatcher {
 
   /** Other live instances with room for a session, the roomiest first. */
   withRoom(): InstanceView[] {
-    const fresh = Date.now() - this.ttlMs;
-    return [...this.instances.values()]
-      .filter((i) => i.room > 0 && i.seenAt > fresh && !this.dead.has(i.id))
+    return this.peers()
+      .filter((i) => i.room > 0)
       .sort((a, b) => b.room - a.room);
+  }
+
+  /** Other live instances, as their last heartbeats said. */
+  peers(): InstanceView[] {
+    const fresh = Date.now() - this.ttlMs;
+    return [...this.instances.values()].filter((i) => i.seenAt > fresh && !this.dead.has(i.id));
   }
 
   /** Its internal address refused a connection: no process listens there any more. */
