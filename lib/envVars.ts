@@ -338,6 +338,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_METRICS_TOKEN",
+    group: "service",
+    what: "The token `GET /metrics` asks for, as `Authorization: Bearer <token>` (a wrong or missing one: 401); at least 16 characters. Set it wherever others reach the port: the metrics name your projects and their load (docs/guide/operations.md).",
+    unset: "`/metrics` is open to whoever reaches the port",
+    secret: true,
+  },
+  {
     name: "WAYFARER_WATCH_INTERVAL_MS",
     group: "service",
     what: "How often the watchdog measures the memory of every session's browser, in one pass for all, and (every fifth pass) their folders: a session may be past a limit this long, or five times as long for its disk, before it is ended.",
