@@ -1,11 +1,15 @@
 /**
  * One stream, read by each kind of v1 client exactly as it parses: the 3.7 TypeScript client
  * (data-only frames) and the generated SDKs (Python, Go, Java: frames named by an `event:` line).
- * Each rule below is the client's own, applied to the real service's bytes.
+ * Each rule below is the client's own, applied to the real service's bytes. A stream whose model
+ * is slow keeps talking (SSE comments, and at verbose 1 log frames) and both still read it.
  */
+import { http } from "msw";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { frameText } from "../../lib/service/answers.js";
-import { useService } from "../support/service.js";
+import { useModelServer } from "../support/llm/modelServer.js";
+import { shopModel } from "../support/llm/shopModel.js";
+import { KEYS, useService } from "../support/service.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 /** The 3.7 client (lib/v3/api.js `execute`): split on blank lines, skip what does not start with `data: `, parse the rest whole; an error frame throws. */
@@ -66,9 +70,46 @@ const STAINLESS = {
 };
 const TYPESCRIPT_37 = { "x-language": "typescript", "x-sdk-version": "3.7.3" };
 
+/** Holds every model request until `open()` is called. */
+function gatedModel(model: ReturnType<typeof useModelServer>) {
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  model.use(
+    http.post("https://api.openai.com/v1/*", async () => {
+      await gate;
+      return undefined as unknown as Response;
+    }),
+    shopModel(),
+  );
+  return { open };
+}
+
+/** A streamed answer read as it comes: `until` waits for what the text so far must show. */
+function reading(body: ReadableStream<Uint8Array>) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const state = { text: "" };
+  const until = async (seen: (text: string) => boolean) => {
+    while (!seen(state.text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      state.text += decoder.decode(value, { stream: true });
+    }
+    return state.text;
+  };
+  return { until, all: () => until(() => false) };
+}
+
+const MODEL_KEY = "sk-stream-framing-key-123456";
+const comments = (text: string) => [...text.matchAll(/^: (.*)$/gm)].map((m) => m[1]);
+
 describe("stream framing", () => {
-  const service = useService();
+  // A short keep-alive: every stream below also carries comments.
+  const service = useService({ streamKeepAliveMs: 150 });
   const pages = useStaticServer();
+  const model = useModelServer();
   let id = "";
   beforeEach(async () => {
     const started = await service.call("POST", "/v1/sessions/start", { body: {} });
@@ -101,11 +142,12 @@ describe("stream framing", () => {
     expect(ts.frames.map((f) => f.data.status).slice(0, 2)).toEqual(["starting", "connected"]);
     expect(ts.frames.at(-1).data.status).toBe("finished");
     expect(ts.frames.at(-1).data.result.pageText).toContain("Add to cart");
+    // Every frame is data, or a comment (the keep-alive) that no client reads.
     expect(
       plain.text
         .split("\n\n")
         .filter(Boolean)
-        .every((f) => f.startsWith("data: ")),
+        .every((f) => f.startsWith("data: ") || f.startsWith(": ")),
     ).toBe(true);
     // The generated SDK gets named frames: every one, none twice.
     const sdk = readAsStainless(forSdk.text);
@@ -129,6 +171,93 @@ describe("stream framing", () => {
     const sdk = readAsStainless((await streamed("navigate", refused, STAINLESS)).text);
     expect(sdk.raised).toMatchObject({ type: "system", data: { status: "error" } });
     expect(sdk.raised.data.error).toBe(ts.thrown);
+  });
+
+  it("keeps a stream talking while the model is slow, at verbose 0, and both clients read it whole", async () => {
+    await service.call("POST", `/v1/sessions/${id}/end`);
+    id = (
+      await service.call("POST", "/v1/sessions/start", {
+        body: { modelName: "openai/gpt-4.1-mini", verbose: 0 },
+        headers: { "x-model-api-key": MODEL_KEY },
+      })
+    ).body.data.sessionId;
+    await service.call("POST", `/v1/sessions/${id}/navigate`, {
+      body: { url: pages.url("outline/shop.html") },
+    });
+    for (const headers of [TYPESCRIPT_37, STAINLESS]) {
+      const gate = gatedModel(model);
+      const answer = await fetch(`${service.url}/v1/sessions/${id}/act`, {
+        method: "POST",
+        headers: {
+          ...headers,
+          "x-wf-api-key": KEYS.alpha,
+          "content-type": "application/json",
+          "x-stream-response": "true",
+        },
+        body: JSON.stringify({ input: "add black tea to the cart" }),
+      });
+      const stream = reading(answer.body!);
+      // The model holds its answer: the stream says, again and again, whom it waits for.
+      const waiting = (text: string) =>
+        comments(text).filter((c) => c.includes("act: waiting for openai/gpt-4.1-mini")).length;
+      const held = await stream.until((text) => waiting(text) >= 3);
+      expect(waiting(held)).toBeGreaterThanOrEqual(3);
+      expect(held).not.toContain('"finished"');
+      gate.open();
+      const text = await stream.all();
+      expect(comments(text).every((c) => c.startsWith("keep-alive: act"))).toBe(true);
+      // Each client reads the stream as if the comments were not there; at verbose 0 no line.
+      const read = headers === STAINLESS ? readAsStainless(text) : readAs37(text);
+      expect("thrown" in read ? read.thrown : read.raised).toBeUndefined();
+      // (The model's usage is a frame of ours at any verbose, for the client's metrics.)
+      const lines = read.frames.filter((f) => f.type === "log" && !f.data.usage);
+      expect(lines).toEqual([]);
+      expect(read.frames.at(-1).data).toMatchObject({
+        status: "finished",
+        result: { success: true },
+      });
+    }
+  });
+
+  it("says in a log frame, at verbose 1, that the model is still being asked", async () => {
+    await service.call("POST", `/v1/sessions/${id}/end`);
+    id = (
+      await service.call("POST", "/v1/sessions/start", {
+        body: { modelName: "openai/gpt-4.1-mini", verbose: 1 },
+        headers: { "x-model-api-key": MODEL_KEY },
+      })
+    ).body.data.sessionId;
+    await service.call("POST", `/v1/sessions/${id}/navigate`, {
+      body: { url: pages.url("outline/shop.html") },
+    });
+    const gate = gatedModel(model);
+    const answer = await fetch(`${service.url}/v1/sessions/${id}/extract`, {
+      method: "POST",
+      headers: {
+        ...STAINLESS,
+        "x-wf-api-key": KEYS.alpha,
+        "content-type": "application/json",
+        "x-stream-response": "true",
+      },
+      body: JSON.stringify({ instruction: "the cart line" }),
+    });
+    const stream = reading(answer.body!);
+    await stream.until((text) => text.includes("still waiting for openai/gpt-4.1-mini"));
+    gate.open();
+    const sdk = readAsStainless(await stream.all());
+    expect(sdk.raised).toBeUndefined();
+    const said = sdk.frames.filter((f) => f.type === "log").map((f) => f.data.message);
+    expect(said[0]).toMatchObject({
+      category: "model",
+      level: 1,
+      message: expect.stringMatching(
+        /^extract: still waiting for openai\/gpt-4\.1-mini \(\d+ s\)$/,
+      ),
+    });
+    expect(sdk.frames.at(-1).data).toMatchObject({
+      status: "finished",
+      result: { extraction: "Cart: empty" },
+    });
   });
 
   it("writes the same frame in either framing", () => {
