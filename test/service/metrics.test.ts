@@ -15,7 +15,7 @@ import { connectCdp } from "../support/cdpClient.js";
 import { failing, useModelServer } from "../support/llm/modelServer.js";
 import { OPENAI_USAGE } from "../support/llm/openai.js";
 import { shopModel } from "../support/llm/shopModel.js";
-import { histogramOf, read, scrape } from "../support/prometheus.js";
+import { guideMetricNames, histogramOf, read, scrape } from "../support/prometheus.js";
 import { framesOf, KEYS, useService } from "../support/service.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -85,6 +85,18 @@ describe("GET /metrics", () => {
     expect(scraped.value("wayfarer_sessions_live")).toBe(0);
     // Embedded: no cluster gauges.
     expect(scraped.families.some((f) => f.name.startsWith("wayfarer_cluster_"))).toBe(false);
+  });
+
+  it("exports every metric the operations guide names, and the guide names every one", async () => {
+    const scraped = await metrics();
+    const exported = new Set(
+      scraped.families.map((f) => f.name).filter((n) => n.startsWith("wayfarer_")),
+    );
+    const named = guideMetricNames();
+    // The cluster's are shared mode's (test/cluster/metrics.test.ts).
+    const here = [...named].filter((n) => !n.startsWith("wayfarer_cluster_"));
+    expect(here.filter((n) => !exported.has(n))).toEqual([]);
+    expect([...exported].filter((n) => !named.has(n))).toEqual([]);
   });
 
   it("counts what a scripted workload did; /readyz is 503 once full", async () => {

@@ -4,6 +4,8 @@
  * labels. The parser folds a histogram's labelled series into one, so a histogram's series are
  * read through prom-client's own registry of an in-process service instead (histogramOf).
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import parse, { type Family } from "parse-prometheus-text-format";
 import type { Registry } from "prom-client";
 
@@ -66,4 +68,17 @@ export async function histogramOf(
     else if (kind.endsWith("_sum")) sum = v.value;
   }
   return { count, sum, buckets };
+}
+
+/** Every `wayfarer_*` metric docs/guide/operations.md names (a histogram's series by its name). */
+export function guideMetricNames(): Set<string> {
+  const guide = readFileSync(
+    join(import.meta.dirname, "..", "..", "docs", "guide", "operations.md"),
+    "utf8",
+  );
+  return new Set(
+    [...guide.matchAll(/\bwayfarer_[a-z_]+[a-z](?![a-z_*])/g)].map(([name]) =>
+      name.replace(/_(bucket|sum|count)$/, ""),
+    ),
+  );
 }
