@@ -1,12 +1,13 @@
 /**
  * API keys: project-scoped, kept only as SHA-256 digests, compared in constant time. With no
  * `WAYFARER_API_KEYS`, a key is made once for project "default", shown once, and only its digest
- * kept in the data folder; in the Python SDK's local mode, its `BROWSERBASE_API_KEY` is the key of
- * project "local" instead, and nothing is written.
+ * kept in the data folder; a later start reuses it, and `--new-key` replaces it. In the Python
+ * SDK's local mode, its `BROWSERBASE_API_KEY` is the key of project "local" instead, and nothing
+ * is written. Every start says in one line which keys open the service, and how to change them.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { ServiceValidationError } from "../errors.js";
 import type { LocalMode } from "./config.js";
@@ -23,21 +24,45 @@ const digest = (key: string) => createHash("sha256").update(key).digest();
 const StoredKeysSchema = z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/));
 const KEY_FILE = "keys.json";
 
-/** `told` receives the one line that shows a made key, once, or says whose key local mode takes. */
+export interface KeyOptions {
+  /** `--new-key`: replace the saved key with a new one, shown once; the old one opens nothing. */
+  newKey?: boolean;
+}
+
+/**
+ * `told` receives one line: which keys open the service and how to change them, with a made
+ * key shown in it, once, at its end.
+ */
 export async function loadKeys(
   given: string | undefined,
   dataDir: string,
   told: (line: string) => void,
   localMode?: LocalMode,
+  options: KeyOptions = {},
 ): Promise<KeyRing> {
-  if (given !== undefined) return ringOf(parsePairs(given), given.split(",").map(keyOf));
-  if (localMode) return localRing(localMode.key, told);
-  const file = join(dataDir, KEY_FILE);
-  const stored = await readFile(file, "utf8").then(
-    (text) => StoredKeysSchema.parse(JSON.parse(text)),
-    () => undefined,
-  );
+  if (given !== undefined) {
+    if (options.newKey) throw notSaved("WAYFARER_API_KEYS is set: its keys are the service's");
+    const pairs = parsePairs(given);
+    const projects = [...new Set(pairs.map(([project]) => project))].join(", ");
+    told(
+      `API keys from WAYFARER_API_KEYS (projects: ${projects}); no saved key is used. To rotate one, change it there and restart`,
+    );
+    return ringOf(pairs, given.split(",").map(keyOf));
+  }
+  if (localMode) {
+    if (options.newKey) throw notSaved("local mode (BB_ENV=local) takes BROWSERBASE_API_KEY");
+    return localRing(localMode.key, told);
+  }
+  const file = resolve(dataDir, KEY_FILE);
+  const stored = options.newKey ? undefined : await savedKeys(file);
   if (stored) {
+    told(
+      `API key: reusing the saved key of project ${Object.keys(stored)
+        .map((p) => `"${p}"`)
+        .join(
+          ", ",
+        )} (its hash, in ${file}). To rotate it, start with --new-key (a new key, shown once; the old one stops working), or set WAYFARER_API_KEYS=project:key`,
+    );
     return ringOf(
       Object.entries(stored).map(([project, hex]) => [project, Buffer.from(hex, "hex")]),
       [],
@@ -50,8 +75,47 @@ export async function loadKeys(
     mode: 0o600,
   });
   await rename(temporary, file);
-  told(`API key for project "default" (shown once; only its hash is kept in ${file}): ${key}`);
+  const what = options.newKey
+    ? "a new API key replaces the saved one (the old key no longer opens anything)"
+    : "a new API key, reused by later starts (--new-key replaces it)";
+  told(
+    `API key for project "default", ${what}; shown once, only its hash is kept in ${file}: ${key}`,
+  );
   return ringOf([["default", digest(key)]], []);
+}
+
+/**
+ * The saved digests; undefined when there are none yet. A file that is there but not what this
+ * service writes stops the start: making a new key over it would change the key unasked.
+ */
+async function savedKeys(file: string): Promise<z.infer<typeof StoredKeysSchema> | undefined> {
+  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  if (text === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = StoredKeysSchema.safeParse(json);
+  if (parsed.success && Object.keys(parsed.data).length) return parsed.data;
+  throw new ServiceValidationError(file, [
+    {
+      path: [],
+      message:
+        "expected the saved key's hash as this service writes it ({project: sha256 hex}); start with --new-key to replace it with a new key",
+    },
+  ]);
+}
+
+/** `--new-key` where no key is saved: refused, saying where the keys come from instead. */
+function notSaved(why: string): ServiceValidationError {
+  return new ServiceValidationError("--new-key", [
+    { path: [], message: `no saved key to replace: ${why}; change the key there` },
+  ]);
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * `npm run service` and `bin/wayfarer-service`: the HTTP service, embedded defaults on one
  * machine, or shared mode with REDIS_URL (several instances, one Redis). Prints `listening on
- * http://HOST:PORT` when ready; SIGTERM or SIGINT end every session and exit.
+ * http://HOST:PORT` when ready; SIGTERM or SIGINT end every session and exit. Its settings are
+ * environment variables; its one argument, `--new-key`, replaces the saved API key.
  */
+import { parseArgs } from "node:util";
 import { armLifeline } from "../browser/lifeline.js";
 import { readableMessage } from "../readableError.js";
 import { serviceConfig } from "./config.js";
@@ -17,10 +19,19 @@ const failed = (error: unknown): never => {
   process.stderr.write(`${readableMessage(error)}\n`);
   process.exit(1);
 };
+const args = await Promise.resolve()
+  .then(() => parseArgs({ options: { "new-key": { type: "boolean" } }, strict: true }).values)
+  .catch((error: unknown) =>
+    failed(
+      `${readableMessage(error)}\nThe service takes one argument, --new-key (a new API key replacing the saved one); every setting is an environment variable (docs/reference/environment.md).`,
+    ),
+  );
 const config = await Promise.resolve()
   .then(() => serviceConfig())
   .catch(failed);
-const keys = await loadKeys(config.apiKeys, config.dataDir, say, config.localMode).catch(failed);
+const keys = await loadKeys(config.apiKeys, config.dataDir, say, config.localMode, {
+  newKey: args["new-key"],
+}).catch(failed);
 for (const note of config.notes) say(note);
 const cluster = config.shared
   ? await Cluster.join(config.shared, config.ratePerMinute).catch(failed)

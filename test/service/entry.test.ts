@@ -1,5 +1,7 @@
 /**
- * bin/wayfarer-service started as the Python SDK's local mode starts its server binary
+ * bin/wayfarer-service started as systemd runs it (its own settings, a saved key reused across
+ * restarts and replaced by --new-key, SIGTERM to the main pid), and as the Python SDK's local
+ * mode starts its server binary
  * (STAGEHAND_SEA_BINARY): no arguments, a new session and process group, the parent's
  * environment plus HOST, PORT, HEADLESS, MODEL_API_KEY, NODE_ENV=production and BB_ENV=local, then
  * polled on /readyz, /healthz and /health every 100 ms and called with x-bb-api-key. The service is
@@ -28,6 +30,8 @@ import { within } from "../support/waiting.js";
 
 const ENTRY = join(import.meta.dirname, "..", "..", "bin", "wayfarer-service");
 const KEY = "any value in local mode";
+/** An operator's key, in WAYFARER_API_KEYS. */
+const OPS_KEY = "ops-key-0123456789abcdef";
 const CALLER_MODEL_KEY = "sk-caller-model-0123456789";
 const ENV_MODEL_KEY = "sk-environment-model-0123456789";
 
@@ -76,23 +80,49 @@ function parentEnv(): Record<string, string> {
 }
 
 /** As sea_server.py's _start_sync: [binary] alone, setsid, its environment over the parent's. */
-async function startAsPython(extra: Record<string, string> = {}): Promise<Entry> {
+function startAsPython(extra: Record<string, string> = {}): Promise<Entry> {
+  return startEntry([], join(folder, "project"), {
+    NODE_ENV: "production",
+    BB_ENV: "local",
+    HEADLESS: "true",
+    MODEL_API_KEY: ENV_MODEL_KEY,
+    BROWSERBASE_API_KEY: KEY,
+    XDG_CACHE_HOME: join(folder, "cache"),
+    ...extra,
+  });
+}
+
+/**
+ * As a systemd unit runs it: ExecStart=…/bin/wayfarer-service with its arguments, the unit's
+ * Environment/EnvironmentFile settings, a data folder of its own (StateDirectory), and a
+ * session and cgroup of its own (here: a process group, which afterEach can end).
+ */
+function startAsSystemd(args: string[] = [], extra: Record<string, string> = {}): Promise<Entry> {
+  return startEntry(args, folder, {
+    NODE_ENV: "production",
+    WAYFARER_DATA_DIR: join(folder, "state"),
+    ...extra,
+  });
+}
+
+async function startEntry(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  /** What is run: the entry itself, or `npm run service` (whose script execs the entry). */
+  command: [string, ...string[]] = [ENTRY],
+): Promise<Entry> {
   const port = await freePort();
-  const child = spawn(ENTRY, [], {
-    cwd: join(folder, "project"),
+  const [program, ...before] = command;
+  const child = spawn(program, [...before, ...args], {
+    cwd,
     detached: true,
     env: {
       ...parentEnv(),
-      NODE_ENV: "production",
-      BB_ENV: "local",
       HOST: "127.0.0.1",
       PORT: String(port),
-      HEADLESS: "true",
-      MODEL_API_KEY: ENV_MODEL_KEY,
-      BROWSERBASE_API_KEY: KEY,
       WAYFARER_ALLOW_HOSTS: "127.0.0.1",
-      XDG_CACHE_HOME: join(folder, "cache"),
-      ...extra,
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -257,5 +287,114 @@ describe("bin/wayfarer-service as the Python SDK's local mode starts it", () => 
     expect(refused.body.message).toContain("x-bb-api-key");
     process.kill(-running.child.pid!, "SIGTERM");
     expect(await within(20_000, "the entry's exit", running.exited)).toBe(0);
+  });
+});
+
+describe("bin/wayfarer-service as systemd runs it", () => {
+  /** A route that needs a key and launches nothing: 404 for a key that opens the service, else 401. */
+  const opens = (running: Entry, key: string) =>
+    fetch(`${running.base}/v1/sessions/no-such-session`, { headers: { "x-wf-api-key": key } }).then(
+      (r) => r.status === 404,
+    );
+  const stopped = async (running: Entry) => {
+    process.kill(running.child.pid!, "SIGTERM");
+    expect(await within(20_000, "the entry's exit", running.exited)).toBe(0);
+  };
+
+  it("makes a key, reuses it after a restart saying so, replaces it with --new-key; SIGTERM to its pid ends every browser and exits 0", async () => {
+    entry = await startAsSystemd();
+    let running = entry;
+    await within(60_000, "the entry's readiness", waitReady(running));
+    const made = running.printed().match(/: (wf_[\w-]+)\n/)?.[1];
+    expect(made).toBeDefined();
+    // Two sessions, each with its browser, when the unit is stopped.
+    for (let i = 0; i < 2; i++) {
+      const started = await fetch(`${running.base}/v1/sessions/start`, {
+        method: "POST",
+        headers: { "x-wf-api-key": made!, "content-type": "application/json" },
+        body: "{}",
+      }).then((r) => r.json() as Promise<Answer>);
+      expect(started.success).toBe(true);
+    }
+    const browsers = browsersOf(running);
+    expect(browsers.length).toBeGreaterThan(1);
+    await stopped(running);
+    expect(await stillRunning(browsers)).toEqual([]);
+    expect(running.printed()).toContain("SIGTERM: ending every session");
+
+    // Restarted: the saved key, said so with where it is kept and how to rotate it.
+    entry = await startAsSystemd();
+    running = entry;
+    await within(60_000, "the entry's readiness", waitReady(running));
+    const keyFile = join(folder, "state", "keys.json");
+    expect(running.printed()).toContain(
+      `API key: reusing the saved key of project "default" (its hash, in ${keyFile}). To rotate it, start with --new-key`,
+    );
+    expect(running.printed()).not.toContain(made!);
+    expect(await opens(running, made!)).toBe(true);
+    await stopped(running);
+
+    // Rotated: a new key shown once; the old one opens nothing, there or after a restart.
+    entry = await startAsSystemd(["--new-key"]);
+    running = entry;
+    await within(60_000, "the entry's readiness", waitReady(running));
+    const fresh = running.printed().match(/: (wf_[\w-]+)\n/)?.[1];
+    expect(fresh).toBeDefined();
+    expect(fresh).not.toBe(made);
+    expect(await opens(running, fresh!)).toBe(true);
+    expect(await opens(running, made!)).toBe(false);
+    await stopped(running);
+  });
+
+  it("under `npm run service` is npm's own child, so SIGTERM to npm alone reaches it: every browser ended, nothing left", async () => {
+    const root = join(import.meta.dirname, "..", "..");
+    entry = await startEntry([], root, { WAYFARER_API_KEYS: `ops:${OPS_KEY}` }, [
+      "npm",
+      "run",
+      "--silent",
+      "service",
+    ]);
+    const running = entry;
+    await within(60_000, "the service's readiness", waitReady(running));
+    // No sh, no tsx CLI: npm's one child is node running the entry.
+    const children = liveDescendants(running.child.pid!).filter(
+      (pid) => commandLineIfLive(pid).at(-1) === "bin/wayfarer-service",
+    );
+    expect(children).toHaveLength(1);
+    expect(commandLine(children[0]!)[0]).toMatch(/node$/);
+    const started = await fetch(`${running.base}/v1/sessions/start`, {
+      method: "POST",
+      headers: { "x-wf-api-key": OPS_KEY, "content-type": "application/json" },
+      body: "{}",
+    }).then((r) => r.json() as Promise<Answer>);
+    expect(started.success).toBe(true);
+    const browsers = liveDescendants(children[0]!).filter(
+      (pid) => pid !== children[0] && commandLineIfLive(pid)[0] !== "sh",
+    );
+    expect(browsers.length).toBeGreaterThan(0);
+    process.kill(running.child.pid!, "SIGTERM");
+    await within(20_000, "npm's exit", running.exited);
+    expect(await stillRunning([...children, ...browsers])).toEqual([]);
+    expect(liveGroupMembers(running.child.pid!)).toEqual([]);
+    expect(running.printed()).toContain("SIGTERM: ending every session");
+  });
+
+  it("refuses an argument it does not know, naming the one it takes", async () => {
+    entry = await startAsSystemd(["--port", "80"]);
+    const running = entry;
+    expect(await within(60_000, "the entry's exit", running.exited)).toBe(1);
+    expect(running.printed()).toContain("--port");
+    expect(running.printed()).toContain("--new-key");
+    expect(running.printed()).not.toContain("listening on");
+  });
+
+  it("refuses --new-key when WAYFARER_API_KEYS holds the keys", async () => {
+    entry = await startAsSystemd(["--new-key"], {
+      WAYFARER_API_KEYS: "ops:a-key-of-the-operator-0123456789",
+    });
+    const running = entry;
+    expect(await within(60_000, "the entry's exit", running.exited)).toBe(1);
+    expect(running.printed()).toMatch(/--new-key.*WAYFARER_API_KEYS is set/);
+    expect(running.printed()).not.toContain("a-key-of-the-operator");
   });
 });

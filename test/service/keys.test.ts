@@ -1,10 +1,11 @@
 /**
- * Which keys open the service: WAYFARER_API_KEYS, the made key of project "default", and the
- * Python SDK's local mode (BB_ENV=local), where BROWSERBASE_API_KEY is the key of project "local"
- * on a loopback address only. Real files in a data folder of the test's own.
+ * Which keys open the service: WAYFARER_API_KEYS, the made key of project "default" (reused by
+ * later starts, replaced by --new-key), and the Python SDK's local mode (BB_ENV=local), where
+ * BROWSERBASE_API_KEY is the key of project "local" on a loopback address only; and the one
+ * line each start says about them. Real files in a data folder of the test's own.
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -27,10 +28,13 @@ afterEach(async () => {
 });
 
 /** The ring the service would start with under `env`, its lines collected. */
-async function ringUnder(env: Record<string, string>) {
+async function ringUnder(env: Record<string, string>, options: { newKey?: boolean } = {}) {
   const config = serviceConfig({ WAYFARER_DATA_DIR: dataDir, ...env });
-  return loadKeys(config.apiKeys, config.dataDir, (l) => lines.push(l), config.localMode);
+  return loadKeys(config.apiKeys, config.dataDir, (l) => lines.push(l), config.localMode, options);
 }
+
+/** The key a start showed in its line (a made key ends the line). */
+const shownKey = () => lines.at(-1)?.match(/: (wf_[\w-]+)$/)?.[1];
 
 describe("local mode (BB_ENV=local)", () => {
   it.each(["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"])(
@@ -71,7 +75,9 @@ describe("local mode (BB_ENV=local)", () => {
     });
     expect(ring.projectOf(GIVEN)).toBe("mine");
     expect(ring.projectOf(LOCAL)).toBeUndefined();
-    expect(lines).toEqual([]);
+    expect(lines).toEqual([
+      "API keys from WAYFARER_API_KEYS (projects: mine); no saved key is used. To rotate one, change it there and restart",
+    ]);
   });
 
   it("without any key starts, opens to no key, says in one line how to give one", async () => {
@@ -136,5 +142,70 @@ describe("outside local mode", () => {
     const ring = await ringUnder({ BB_ENV: value, BROWSERBASE_API_KEY: LOCAL });
     expect(ring.projectOf(LOCAL)).toBeUndefined();
     expect(lines.join("\n")).toMatch(/project "default"/);
+  });
+});
+
+describe("the saved key at start-up", () => {
+  it("is made once, then reused by every start, which says so, where it is kept, and how to rotate it", async () => {
+    const first = await ringUnder({});
+    const made = shownKey();
+    expect(made).toBeDefined();
+    expect(lines[0]).toContain("reused by later starts (--new-key replaces it)");
+    expect(first.projectOf(made)).toBe("default");
+
+    lines = [];
+    const again = await ringUnder({});
+    expect(again.projectOf(made)).toBe("default");
+    expect(lines).toEqual([
+      `API key: reusing the saved key of project "default" (its hash, in ${join(dataDir, "keys.json")}). To rotate it, start with --new-key (a new key, shown once; the old one stops working), or set WAYFARER_API_KEYS=project:key`,
+    ]);
+    // Never shown again.
+    expect(lines[0]).not.toContain(made!);
+  });
+
+  it("is replaced by --new-key: the new key shown once, the old one opens nothing, the next start reuses the new one", async () => {
+    await ringUnder({});
+    const old = shownKey()!;
+    lines = [];
+    const rotated = await ringUnder({}, { newKey: true });
+    const fresh = shownKey()!;
+    expect(fresh).toMatch(/^wf_/);
+    expect(fresh).not.toBe(old);
+    expect(lines[0]).toContain("replaces the saved one (the old key no longer opens anything)");
+    expect(rotated.projectOf(fresh)).toBe("default");
+    expect(rotated.projectOf(old)).toBeUndefined();
+    const stored = await readFile(join(dataDir, "keys.json"), "utf8");
+    expect(stored).not.toContain(fresh);
+
+    lines = [];
+    const later = await ringUnder({});
+    expect(later.projectOf(fresh)).toBe("default");
+    expect(later.projectOf(old)).toBeUndefined();
+    expect(lines[0]).toMatch(/^API key: reusing the saved key/);
+  });
+
+  it("refuses --new-key where no saved key is used, saying where the keys come from", async () => {
+    await expect(
+      ringUnder({ WAYFARER_API_KEYS: `mine:${GIVEN}` }, { newKey: true }),
+    ).rejects.toThrow(/--new-key[\s\S]*WAYFARER_API_KEYS is set/);
+    await expect(
+      ringUnder(
+        { BB_ENV: "local", BROWSERBASE_API_KEY: LOCAL, HOST: "127.0.0.1" },
+        { newKey: true },
+      ),
+    ).rejects.toThrow(/--new-key[\s\S]*BROWSERBASE_API_KEY/);
+    // Nothing written either way.
+    expect(await readdir(dataDir)).toEqual([]);
+  });
+
+  it("stops at a keys file it did not write rather than change the key unasked; --new-key replaces it", async () => {
+    const file = join(dataDir, "keys.json");
+    for (const text of ["not json", "{}", '{"default":"short"}']) {
+      await writeFile(file, text);
+      await expect(ringUnder({})).rejects.toThrow(/keys\.json[\s\S]*--new-key/);
+      expect(await readFile(file, "utf8")).toBe(text);
+    }
+    const replaced = await ringUnder({}, { newKey: true });
+    expect(replaced.projectOf(shownKey())).toBe("default");
   });
 });
