@@ -103,7 +103,7 @@ function reading(body: ReadableStream<Uint8Array>) {
 }
 
 const MODEL_KEY = "sk-stream-framing-key-123456";
-const comments = (text: string) => [...text.matchAll(/^: (.*)$/gm)].map((m) => m[1]);
+const comments = (text: string) => [...text.matchAll(/^: (.*)$/gm)].map((m) => m[1] ?? "");
 
 describe("stream framing", () => {
   // A short keep-alive: every stream below also carries comments.
@@ -207,8 +207,9 @@ describe("stream framing", () => {
       const text = await stream.all();
       expect(comments(text).every((c) => c.startsWith("keep-alive: act"))).toBe(true);
       // Each client reads the stream as if the comments were not there; at verbose 0 no line.
-      const read = headers === STAINLESS ? readAsStainless(text) : readAs37(text);
-      expect("thrown" in read ? read.thrown : read.raised).toBeUndefined();
+      const read: { frames: any[]; thrown?: string; raised?: unknown } =
+        headers === STAINLESS ? readAsStainless(text) : readAs37(text);
+      expect(read.thrown ?? read.raised).toBeUndefined();
       // (The model's usage is a frame of ours at any verbose, for the client's metrics.)
       const lines = read.frames.filter((f) => f.type === "log" && !f.data.usage);
       expect(lines).toEqual([]);
