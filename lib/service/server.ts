@@ -16,7 +16,9 @@ import { ServiceMetrics } from "./metrics.js";
 import { RateLimit } from "./rateLimit.js";
 import { failureLine, requestIdOf, tagRequest } from "./requestId.js";
 import { canonicalTarget } from "./requestTarget.js";
+import { apiDocsRoutes } from "./routes/apiDocs.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
+import { frontRoutes } from "./routes/front.js";
 import { healthRoutes } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { operationRoutes } from "./routes/operations.js";
@@ -69,7 +71,14 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   const routes: Service["routes"] = [];
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat()) {
-      routes.push({ method, url: route.url, public: route.config?.public === true });
+      // Read when asked: a plugin's own onRoute hook (the API docs') marks its routes after this one ran.
+      routes.push({
+        method,
+        url: route.url,
+        get public() {
+          return route.config?.public === true;
+        },
+      });
     }
   });
   const limit = cluster?.limit ?? new RateLimit(config.ratePerMinute);
@@ -197,6 +206,9 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   app.register(
     dashboardRoutes({ sessions, publicUrl: config.publicUrl, shared: cluster !== undefined }),
   );
+  // Public: what the service is, and its API reference.
+  app.register(frontRoutes({ publicUrl: config.publicUrl }));
+  app.register(apiDocsRoutes());
 
   return {
     app,

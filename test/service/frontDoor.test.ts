@@ -48,6 +48,19 @@ function rawRequest(
   });
 }
 
+/** The front page, the OpenAPI document, and its reference page with Swagger UI's own assets. */
+const FRONT_AND_DOCS = [
+  "/",
+  "/v1/openapi.json",
+  "/docs",
+  "/docs/",
+  "/docs/static/index.html",
+  "/docs/static/swagger-initializer.js",
+  "/docs/static/*",
+  "/docs/json",
+  "/docs/yaml",
+];
+
 /** Odd spellings of `path` (which starts `/v1/`): [spelling, what it must become]. */
 function spellings(path: string): [string, "same route" | "refused" | "no route"][] {
   const rest = path.slice("/v1".length);
@@ -95,10 +108,11 @@ describe("the front door", () => {
     }
   });
 
-  it("lists its public routes, and only health, metrics and the dashboard are among them", () => {
+  it("lists its public routes, and only health, metrics, the dashboard and the docs are among them", () => {
     const open = service.service.routes.filter((r) => r.public).map((r) => r.url);
     expect(new Set(open)).toEqual(
       new Set([
+        ...FRONT_AND_DOCS,
         "/healthz",
         "/health",
         "/readyz",
