@@ -1,0 +1,120 @@
+/**
+ * deploy/wayfarer.service and deploy/Dockerfile, as docs/guide/service.md shows them: the unit
+ * passes systemd's own check (systemd-analyze verify, its paths pointed at this checkout) and
+ * runs the entry itself with SIGTERM to it alone and time to stop; the Dockerfile's entry point
+ * is the entry, what it copies exists, and its Node meets the floor. (What SIGTERM then does is
+ * test/service/entry.test.ts's.) No container is built here: no Docker daemon or base image.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import semver from "semver";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const UNIT = readFileSync(join(ROOT, "deploy", "wayfarer.service"), "utf8");
+const DOCKERFILE = readFileSync(join(ROOT, "deploy", "Dockerfile"), "utf8");
+/** The service's own deadline for ending every session (lib/service/main.ts). */
+const SERVICE_STOP_S = 20;
+
+/** Every `Key=value` of a unit or Dockerfile-like text, comments left out. */
+const settings = (text: string, separator: "=" | " ") =>
+  text
+    .split("\n")
+    .filter((l) => l.trim() && !l.trimStart().startsWith("#") && l.includes(separator))
+    .map((l) => [
+      l.slice(0, l.indexOf(separator)).trim(),
+      l.slice(l.indexOf(separator) + 1).trim(),
+    ]);
+
+/** systemd logs to the journal when it can; its verdict is wanted here, on stderr. */
+const LOG_TO_STDERR = {
+  ...process.env,
+  SYSTEMD_LOG_TARGET: "console",
+  SYSTEMD_LOG_LEVEL: "notice",
+};
+const hasAnalyze = spawnSync("systemd-analyze", ["--version"]).status === 0;
+
+describe("deploy/wayfarer.service", () => {
+  const unit = Object.fromEntries(settings(UNIT, "="));
+
+  it("runs the entry itself, SIGTERM to it alone, with more time to stop than the service takes", () => {
+    expect(unit.ExecStart).toMatch(/\/bin\/wayfarer-service$/);
+    expect(unit.KillSignal).toBe("SIGTERM");
+    expect(unit.KillMode).toBe("mixed");
+    expect(Number(unit.TimeoutStopSec)).toBeGreaterThan(SERVICE_STOP_S);
+    expect(unit.EnvironmentFile).toBeDefined();
+    expect(UNIT).toContain("Environment=WAYFARER_DATA_DIR=/var/lib/wayfarer");
+    expect(unit.StateDirectory).toBe("wayfarer");
+  });
+
+  it.skipIf(!hasAnalyze)("passes systemd-analyze verify, pointed at this checkout", () => {
+    const folder = mkdtempSync(join(tmpdir(), "wayfarer-unit-"));
+    try {
+      writeFileSync(join(folder, "env"), "WAYFARER_API_KEYS=ops:a-key-of-sixteen-or-more\n");
+      const here = UNIT.replaceAll("/opt/wayfarer", ROOT).replace(
+        "EnvironmentFile=/etc/wayfarer/env",
+        `EnvironmentFile=${join(folder, "env")}`,
+      );
+      writeFileSync(join(folder, "wayfarer.service"), here);
+      const checked = spawnSync("systemd-analyze", ["verify", join(folder, "wayfarer.service")], {
+        encoding: "utf8",
+        env: LOG_TO_STDERR,
+      });
+      expect(checked.stderr).toBe("");
+      expect(checked.status).toBe(0);
+      // And a broken unit is caught by the same check: the test can fail.
+      writeFileSync(
+        join(folder, "wayfarer.service"),
+        here.replace(/^KillMode=mixed$/m, "KillMode=no-such-mode"),
+      );
+      const broken = spawnSync("systemd-analyze", ["verify", join(folder, "wayfarer.service")], {
+        encoding: "utf8",
+        env: LOG_TO_STDERR,
+      });
+      expect(broken.stderr).toContain("no-such-mode");
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("deploy/Dockerfile", () => {
+  const lines = settings(DOCKERFILE, " ");
+  const all = (instruction: string) => lines.filter(([i]) => i === instruction).map(([, v]) => v!);
+
+  it("has the entry as its entry point, in exec form, and stops it with SIGTERM", () => {
+    expect(all("ENTRYPOINT")).toEqual(['["/opt/wayfarer/bin/wayfarer-service"]']);
+    expect(all("STOPSIGNAL")).toEqual(["SIGTERM"]);
+    expect(all("WORKDIR")).toEqual(["/opt/wayfarer"]);
+  });
+
+  it("copies files that exist, everything the entry loads among them", () => {
+    const sources = all("COPY").flatMap((v) => v.split(/\s+/).slice(0, -1));
+    for (const source of sources) expect(existsSync(join(ROOT, source)), source).toBe(true);
+    // What bin/wayfarer-service reads: tsconfig.json, lib/ (all of the service), package.json.
+    expect(sources).toEqual(
+      expect.arrayContaining(["package.json", "package-lock.json", "tsconfig.json", "bin", "lib"]),
+    );
+    const lib = join(ROOT, "lib");
+    const outside = readdirSync(lib, { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts"))
+      .flatMap((file) => {
+        const text = readFileSync(join(lib, file), "utf8");
+        return [...text.matchAll(/(?:from|import\()\s*["'](\.[^"']+)["']/g)]
+          .filter((m) => !resolve(lib, dirname(file), m[1]!).startsWith(`${lib}/`))
+          .map((m) => `${file}: ${m[1]}`);
+      });
+    expect(outside, "imports in lib/ of files the image does not copy").toEqual([]);
+  });
+
+  it("starts from a Node line the floor admits", () => {
+    const from = all("FROM")[0]!;
+    const major = from.match(/^node:(\d+)/)?.[1];
+    expect(major).toBeDefined();
+    const floor = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).engines.node;
+    // The image's tag follows its line's latest release.
+    expect(semver.satisfies(`${major}.99.0`, floor)).toBe(true);
+  });
+});
