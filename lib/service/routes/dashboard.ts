@@ -13,6 +13,7 @@ import { join } from "node:path";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { parseInput } from "../../options.js";
+import { DashboardLinkBodySchema } from "../answerSchemas.js";
 import { answerJson } from "../answers.js";
 import { ProjectTokens } from "../dashboard/projectTokens.js";
 import { publicBase } from "../links.js";
@@ -31,15 +32,6 @@ const Params = z.object({ id: z.string().min(1).max(100) });
 const StateQuery = z.object({
   after: z.coerce.number().int().min(0).default(0),
   seen: z.coerce.number().int().min(0).default(0),
-});
-const DAY_SECONDS = 86_400;
-const LinkBody = z.strictObject({
-  expiresInSeconds: z
-    .number()
-    .int()
-    .min(1)
-    .max(DAY_SECONDS, { error: `expected at most ${DAY_SECONDS} (a day)` })
-    .default(3_600),
 });
 
 /** What the pages may do: their own script, their own requests, pictures they made themselves. */
@@ -135,7 +127,7 @@ export function dashboardRoutes(deps: {
         });
       }
       return answerJson(reply, async () => {
-        const body = parseInput(LinkBody, request.body ?? {}, "dashboard link body");
+        const body = parseInput(DashboardLinkBodySchema, request.body ?? {}, "dashboard link body");
         const ttlMs = body.expiresInSeconds * 1000;
         const { token, expiresAt } = projectTokens.mint(request.project, ttlMs);
         const base = publicBase(request, deps.publicUrl);
