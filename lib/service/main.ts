@@ -23,7 +23,7 @@ const args = await Promise.resolve()
   .then(() => parseArgs({ options: { "new-key": { type: "boolean" } }, strict: true }).values)
   .catch((error: unknown) =>
     failed(
-      `${readableMessage(error)}\nThe service takes one argument, --new-key (a new API key replacing the saved one); every setting is an environment variable (docs/reference/environment.md).`,
+      `${readableMessage(error)}\nthe service takes one argument, --new-key (a new API key replacing the saved one); every setting is an environment variable (docs/reference/environment.md).`,
     ),
   );
 const config = await Promise.resolve()
