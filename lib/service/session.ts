@@ -20,7 +20,7 @@ import { V3OptionsSchema } from "../options.js";
 import { Journal, type KeptLine, type OperationRecord } from "./dashboard/journal.js";
 import { LiveOperation, watchingModelCalls } from "./dashboard/liveOperation.js";
 import { ShownText } from "./dashboard/shownText.js";
-import { SessionBusyError } from "./serviceErrors.js";
+import { SessionBusyError, SessionGone } from "./serviceErrors.js";
 import { browserOptions, openBrowser, type SessionBrowser } from "./sessionBrowser.js";
 
 /** What `/start` asks for, once parsed, and the key that came with it (never kept beyond it). */
@@ -333,7 +333,7 @@ export class Session {
 
   /** Throws unless an operation could start now: the session is live and idle. */
   assertFree(): void {
-    if (this.ended) throw new ServiceError(`The session ${this.id} has ended.`);
+    if (this.ended) throw new SessionGone(`The session ${this.id} has ended.`);
     if (this.busy) {
       throw new SessionBusyError(
         `The session is busy with ${this.busy.method}: one operation at a time (end it with /end).`,
@@ -347,8 +347,9 @@ export class Session {
    */
   end(why?: string): Promise<void> {
     if (!this.ended) {
+      // 410: the session is gone, which is no failure of the service's (not a 500).
       this.ending.abort(
-        new ServiceError(
+        new SessionGone(
           `The session ${this.id} ended while this operation ran${why ? `: ${why}` : ""}.`,
         ),
       );

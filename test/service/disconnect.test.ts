@@ -134,6 +134,9 @@ describe("/end while a call waits on the model", () => {
     // Stopped, not left to its 60 s timeout: the model request was cancelled.
     expect(seen.cancelled).toBe(1);
     expect(act.body.success).toBe(false);
+    // Gone, not the service's own failure.
+    expect(act.status).toBe(410);
+    expect(act.body.message).toContain("ended while this operation ran");
     expect(await waitUntilGone(pid)).toEqual([]);
     expect((await service.call("GET", `/v1/sessions/${id}`)).status).toBe(404);
   });
