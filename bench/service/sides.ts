@@ -1,0 +1,100 @@
+/**
+ * The servers a service benchmark compares, each started the same way for every section of
+ * `npm run bench:service`: this tree's service ("now"), the service at BENCH_BEFORE=<commit>
+ * ("at <commit>", unpacked by bench/beforeService.ts), and, with BENCH_REFERENCE, the reference
+ * v1 server (see bench/referenceService.ts). A section asks each side the same requests and
+ * prints its figure per side, same run.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ServiceProcess, startService } from "../../test/support/serviceProcess.js";
+import { unpackBefore } from "../beforeService.js";
+
+export const BENCH_KEY = "bench-key-0123456789abcdef";
+export const BENCH_MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench-service" };
+
+export interface ServiceSide {
+  /** "now", "at <commit>" or "reference". */
+  name: string;
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** The server's own process: its browsers are its descendants. */
+  pid: number;
+  /** What every request to this side carries: its key and the model's key. */
+  headers: Record<string, string>;
+  /** The body of POST /v1/sessions/start for this side (a side may need more than the model). */
+  startBody(): Record<string, unknown>;
+  stop(): Promise<void>;
+}
+
+/** What every side is told: where the model kit answers, the bench's key, room for `sessions`. */
+export interface SideSetup {
+  modelUrl: string;
+  sessions: number;
+  /** More environment for the service (e.g. WAYFARER_WARM_BROWSERS). */
+  env?: Record<string, string>;
+}
+
+const serviceEnv = (dataDir: string, setup: SideSetup): Record<string, string> => ({
+  WAYFARER_DATA_DIR: dataDir,
+  WAYFARER_API_KEYS: `bench:${BENCH_KEY}`,
+  WAYFARER_ALLOW_HOSTS: "127.0.0.1",
+  WAYFARER_MAX_SESSIONS: String(setup.sessions),
+  WAYFARER_RATE_LIMIT: "1000000",
+  // Every run asks the model.
+  WAYFARER_SERVER_CACHE: "off",
+  OPENAI_BASE_URL: setup.modelUrl,
+  ...setup.env,
+});
+
+async function wayfarerSide(name: string, setup: SideSetup, main?: string): Promise<ServiceSide> {
+  const dataDir = await mkdtemp(join(tmpdir(), "wayfarer-bench-side-"));
+  const service: ServiceProcess = await startService(serviceEnv(dataDir, setup), main);
+  return {
+    name,
+    url: service.url,
+    pid: service.child.pid!,
+    headers: { "x-wf-api-key": BENCH_KEY, "x-model-api-key": BENCH_MODEL.apiKey },
+    startBody: () => ({ modelName: BENCH_MODEL.modelName }),
+    async stop() {
+      service.child.kill("SIGTERM");
+      await service.exited;
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** This tree's service. */
+export const startNow = (setup: SideSetup) => wayfarerSide("now", setup);
+
+/** The service at BENCH_BEFORE, or undefined without it. */
+export async function startBefore(setup: SideSetup): Promise<ServiceSide | undefined> {
+  const commit = process.env.BENCH_BEFORE;
+  if (!commit) return undefined;
+  return wayfarerSide(`at ${commit}`, setup, unpackBefore(commit));
+}
+
+/** Every side this run compares, "now" first. */
+export async function startSides(setup: SideSetup): Promise<ServiceSide[]> {
+  const sides = [await startNow(setup)];
+  const before = await startBefore(setup);
+  if (before) sides.push(before);
+  return sides;
+}
+
+/** A JSON POST to a side's /v1 path, with its headers; the answer and the time it took. */
+export async function postTo(
+  side: ServiceSide,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; json: { success?: boolean; data?: unknown }; ms: number }> {
+  const t0 = performance.now();
+  const response = await fetch(`${side.url}/v1${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...side.headers },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as { success?: boolean; data?: unknown };
+  return { status: response.status, json, ms: performance.now() - t0 };
+}
