@@ -32,41 +32,29 @@ import { observe } from "../handlers/observe.js";
 import { pageById } from "../handlers/pageSnapshot.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
-import { InferenceLog } from "../model/inferenceLog.js";
 import type { ModelAccess } from "../model/modelAccess.js";
-import { ModelClient, type SpendGuard } from "../model/modelClient.js";
-import type { Action, ResolvedOptions, Variables } from "../options.js";
+import type { SpendGuard } from "../model/modelClient.js";
+import type { Action, ResolvedOptions } from "../options.js";
 import { surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
-import { variableHider } from "../variables.js";
 import type { AgentControl, AgentExecuteAnswer, OperationControl, Operations } from "./engine.js";
+import { agentDepsFor } from "./toolDeps.js";
 
 export class LocalOperations implements Operations {
-  private readonly models: ModelClient;
-  /** Values typed from variables: every later outline shows their %name% instead. */
-  private readonly typedVariables: Variables = {};
+  /** The models, the snapshot settings and the values typed so far, shared with agent runs. */
+  private readonly deps: AgentDeps;
 
   constructor(
     private readonly options: ResolvedOptions,
     private readonly logger: Logger,
     metrics: MetricsRecorder,
     /** The browser's pages, once init() has opened them. */
-    private readonly context: () => Context,
+    context: () => Context,
     spendGuard?: SpendGuard,
     /** A service's rules for reaching model providers. */
     modelAccess?: ModelAccess,
   ) {
-    this.models = new ModelClient({
-      model: options.model,
-      llmClient: options.llmClient,
-      systemPrompt: options.systemPrompt,
-      logger,
-      inferenceLog: options.logInferenceToFile ? new InferenceLog(logger.redactor) : undefined,
-      onUsage: (operation, usage) => metrics.add(operation, usage),
-      tokenCap: options.tokenCap,
-      spendGuard,
-      access: modelAccess,
-    });
+    this.deps = agentDepsFor(options, logger, metrics, context, { spendGuard, modelAccess });
   }
 
   act(request: ActRequest, control: OperationControl = {}): Promise<ActResult> {
@@ -177,14 +165,7 @@ export class LocalOperations implements Operations {
   }
 
   private agentDeps(): AgentDeps {
-    return {
-      context: this.context,
-      models: this.models,
-      actSettings: { ...this.snapshotSettings(), selfHeal: this.options.selfHeal },
-      logger: this.logger,
-      rememberVariables: (v) => Object.assign(this.typedVariables, v),
-      typedVariables: () => this.typedVariables,
-    };
+    return this.deps;
   }
 
   /**
@@ -202,7 +183,7 @@ export class LocalOperations implements Operations {
     signal?: AbortSignal,
   ): Promise<T> {
     try {
-      const context = this.context();
+      const context = this.deps.context();
       const page = await pageById(context, frameId);
       return await withTimeout(
         method,
@@ -221,24 +202,10 @@ export class LocalOperations implements Operations {
   }
 
   private settings() {
-    return { ...this.snapshotSettings(), models: this.models };
+    return { ...this.deps.actSettings, models: this.deps.models };
   }
 
   private actSettings() {
-    return {
-      ...this.settings(),
-      selfHeal: this.options.selfHeal,
-      onVariablesUsed: (used: Variables) => Object.assign(this.typedVariables, used),
-    };
-  }
-
-  private snapshotSettings() {
-    return {
-      domSettleTimeout: this.options.domSettleTimeout,
-      outlineTokenBudget: this.options.outlineTokenBudget,
-      maxChunksPerCall: this.options.maxChunksPerCall,
-      logger: this.logger,
-      mask: () => variableHider(this.typedVariables),
-    };
+    return { ...this.settings(), onVariablesUsed: this.deps.rememberVariables };
   }
 }
