@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chown } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import type { ResolvedLaunchOptions } from "../options.js";
 import { untilAborted } from "../timeout.js";
 import { browserEnv } from "./browserEnv.js";
@@ -68,9 +68,21 @@ export interface RunAs {
 
 const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
 
+/**
+ * Playwright's Chromium driver, imported with the first browser rather than at start: an idle
+ * service holds none of its ~60 MB, and the first launch loads it while Chromium starts.
+ */
+let playwright: Promise<typeof import("playwright-core")> | undefined;
+const chromiumDriver = () => {
+  playwright ??= import("playwright-core");
+  return playwright.then((loaded) => loaded.chromium);
+};
+
 export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBrowser> {
   const { options } = request;
   if (options.cdpUrl) return attach(options.cdpUrl, request.timeoutMs, request.signal);
+  // Not awaited until the browser is up; a failure here is the connect's.
+  chromiumDriver().catch(() => {});
 
   const executable = await resolveExecutable({
     executablePath: options.executablePath,
@@ -155,6 +167,7 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
         "open its DevTools endpoint",
       );
     }
+    const chromium = await chromiumDriver();
     request.signal?.throwIfAborted();
     // Our Playwright's downloads go to the launch's folder too, removed with it.
     const connectOptions = { timeout: request.timeoutMs, artifactsDir: folder.downloads };
@@ -233,6 +246,7 @@ async function attach(
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<LaunchedBrowser> {
+  const chromium = await chromiumDriver();
   signal?.throwIfAborted();
   const connecting = chromium.connectOverCDP(cdpUrl, { timeout: timeoutMs });
   const browser = await untilAborted(connecting, signal).catch((error: unknown) => {

@@ -176,7 +176,7 @@ export class ModelClient implements Models {
     );
     if (call.computer) {
       // The provider's own computer-use tool, for the screen the screenshots show.
-      const computer = config && computerToolFor(config, call.computer);
+      const computer = config && (await computerToolFor(config, call.computer));
       if (!computer) {
         throw new UnsupportedModelError(label, ["dom", "hybrid"], {
           operation: 'agent mode "cua"',

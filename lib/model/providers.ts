@@ -1,16 +1,11 @@
 /**
  * The provider switch: a model configuration becomes an AI SDK language model. The only file
  * that imports the provider packages (the computer-use adapters implement `@ai-sdk/provider`'s
- * interface themselves). Keys come from the configuration or the provider's usual
- * environment variable; `baseURL` and `headers` route any provider through a proxy or an
- * OpenAI-compatible server.
+ * interface themselves), each at the first call of one of its models (deferredModel.ts).
+ * Keys come from the configuration or the provider's usual environment variable; `baseURL` and
+ * `headers` route any provider through a proxy or an OpenAI-compatible server.
  */
-import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
-import { anthropic, createAnthropic } from "@ai-sdk/anthropic";
-import { createAzure } from "@ai-sdk/azure";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { createVertex } from "@ai-sdk/google-vertex";
-import { createOpenAI } from "@ai-sdk/openai";
+import type { AzureOpenAIProviderSettings } from "@ai-sdk/azure";
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { type LanguageModel, type Tool, tool } from "ai";
 import { z } from "zod";
@@ -28,6 +23,7 @@ import {
   PROVIDERS,
   type ProviderName,
 } from "./config.js";
+import { deferredModel } from "./deferredModel.js";
 import { googleComputerUseModel } from "./googleComputerUse.js";
 import { legacyNameWarning, prefixedModelName } from "./legacyModelNames.js";
 import { openaiComputerUseModel } from "./openaiComputerUse.js";
@@ -128,10 +124,14 @@ function resolveConfig(
         });
         return { label, provider, secrets, model };
       }
-      const openai = createOpenAI({ apiKey, baseURL: endpoint, headers, fetch });
       // Responses API by default; chat completions for endpoints that only have those.
       const chat = provider === "microsoft" || generic.openaiEndpointFormat === "chat";
-      return { label, provider, secrets, model: chat ? openai.chat(modelId) : openai(modelId) };
+      const model = deferredModel(chat ? "openai.chat" : "openai.responses", modelId, async () => {
+        const { createOpenAI } = await import("@ai-sdk/openai");
+        const openai = createOpenAI({ apiKey, baseURL: endpoint, headers, fetch });
+        return chat ? openai.chat(modelId) : openai(modelId);
+      });
+      return { label, provider, secrets, model };
     }
     case "anthropic": {
       const apiKey = keep(keyFor("anthropic", config, env, baseURL));
@@ -141,12 +141,18 @@ function resolveConfig(
         label,
         provider,
         secrets,
-        model: createAnthropic({ apiKey, baseURL: endpoint, headers, fetch })(modelId),
+        model: deferredModel("anthropic.messages", modelId, async () => {
+          const { createAnthropic } = await import("@ai-sdk/anthropic");
+          return createAnthropic({ apiKey, baseURL: endpoint, headers, fetch })(modelId);
+        }),
       };
     }
     case "google": {
       const apiKey = keep(keyFor("google", config, env, baseURL));
-      const plain = createGoogleGenerativeAI({ apiKey, baseURL, headers, fetch })(modelId);
+      const plain = deferredModel("google.generative-ai", modelId, async () => {
+        const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+        return createGoogleGenerativeAI({ apiKey, baseURL, headers, fetch })(modelId);
+      });
       // Gemini's computer-use models: our own adapter, as for OpenAI's, for a call that drives
       // the screen; they take ordinary tools and structured output too (the dom agent, act).
       if (/computer-use/.test(modelId)) {
@@ -174,7 +180,9 @@ function screenOrPlain(screen: LanguageModelV3, plain: LanguageModelV3): Languag
     specificationVersion: "v3",
     provider: plain.provider,
     modelId: plain.modelId,
-    supportedUrls: plain.supportedUrls,
+    get supportedUrls() {
+      return plain.supportedUrls;
+    },
     doGenerate: (options) => (drives(options) ? screen : plain).doGenerate(options),
     doStream: (options) => (drives(options) ? screen : plain).doStream(options),
   };
@@ -185,12 +193,13 @@ function screenOrPlain(screen: LanguageModelV3, plain: LanguageModelV3): Languag
  * through the AI SDK; for OpenAI's computer-use models a placeholder our adapter turns into
  * `computer_use_preview`. Undefined when the model speaks no such protocol.
  */
-export function computerToolFor(
+export async function computerToolFor(
   model: ModelConfiguration,
   display: { width: number; height: number },
-): Tool | undefined {
+): Promise<Tool | undefined> {
   const protocol = computerUseOf(model);
   if (protocol?.provider === "anthropic") {
+    const { anthropic } = await import("@ai-sdk/anthropic");
     const size = { displayWidthPx: display.width, displayHeightPx: display.height };
     if (protocol.version === "computer_20251124") return anthropic.tools.computer_20251124(size);
     if (protocol.version === "computer_20241022") return anthropic.tools.computer_20241022(size);
@@ -266,7 +275,7 @@ function bedrock(
       "bedrock",
     );
   }
-  return createAmazonBedrock({
+  const settings = {
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
     ...(apiKey
       ? { apiKey }
@@ -277,7 +286,11 @@ function bedrock(
       envEndpoint(env.AWS_ENDPOINT_URL),
     headers: config.headers,
     fetch,
-  })(modelId);
+  };
+  return deferredModel("amazon-bedrock", modelId, async () => {
+    const { createAmazonBedrock } = await import("@ai-sdk/amazon-bedrock");
+    return createAmazonBedrock(settings)(modelId);
+  });
 }
 
 function vertex(
@@ -296,7 +309,7 @@ function vertex(
   keep(auth.credentials.private_key);
   keep(config.apiKey);
   const options = providerOptions.vertex;
-  return createVertex({
+  const settings = {
     project: options.project,
     location: options.location,
     baseURL: options.baseURL ?? config.baseURL,
@@ -311,7 +324,11 @@ function vertex(
       projectId: auth.projectId,
       universeDomain: auth.universeDomain,
     },
-  })(modelId);
+  };
+  return deferredModel("google.vertex.chat", modelId, async () => {
+    const { createVertex } = await import("@ai-sdk/google-vertex");
+    return createVertex(settings)(modelId);
+  });
 }
 
 function azure(
@@ -344,11 +361,15 @@ function azure(
     useDeploymentBasedUrls: options.useDeploymentBasedUrls,
     fetch,
   };
+  const deferred = (settings: AzureOpenAIProviderSettings) =>
+    deferredModel("azure.responses", modelId, async () => {
+      const { createAzure } = await import("@ai-sdk/azure");
+      return createAzure({ ...common, ...settings })(modelId);
+    });
   if ("auth" in config) {
     // An Entra ID token goes as a bearer token, and no api-key header goes at all.
     const token = keep(config.auth.token);
-    return createAzure({
-      ...common,
+    return deferred({
       apiKey: "entra-id",
       headers: { ...headers, authorization: `Bearer ${token}` },
       fetch: (input: RequestInfo | URL, init?: RequestInit) => {
@@ -356,9 +377,9 @@ function azure(
         sent.delete("api-key");
         return fetch(input, { ...init, headers: sent });
       },
-    })(modelId);
+    });
   }
   const apiKey = keep(config.apiKey ?? env.AZURE_API_KEY);
   if (!apiKey) throw new MissingLLMConfigurationError("AZURE_API_KEY", "azure");
-  return createAzure({ ...common, apiKey, headers })(modelId);
+  return deferred({ apiKey, headers });
 }

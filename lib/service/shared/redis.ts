@@ -4,7 +4,7 @@
  * once while it is down (no queue that would make requests wait) and within a second when it
  * does not answer, so callers fall back.
  */
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { ServiceError } from "../../errors.js";
 
 const CONNECT_MS = 5_000;
@@ -21,6 +21,8 @@ export class RedisUnreachable extends ServiceError {
 }
 
 export async function connectRedis(url: string): Promise<Redis> {
+  // Imported here, in shared mode only: a service on one machine never loads the client.
+  const { Redis } = await import("ioredis");
   const redis = new Redis(url, {
     lazyConnect: true,
     connectionName: "wayfarer",
