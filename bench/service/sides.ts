@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ServiceProcess, startService } from "../../test/support/serviceProcess.js";
 import { unpackBefore } from "../beforeService.js";
+import { startReference } from "../referenceService.js";
 
 export const BENCH_KEY = "bench-key-0123456789abcdef";
 export const BENCH_MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench-service" };
@@ -75,11 +76,20 @@ export async function startBefore(setup: SideSetup): Promise<ServiceSide | undef
   return wayfarerSide(`at ${commit}`, setup, unpackBefore(commit));
 }
 
+/** The reference v1 server at BENCH_REFERENCE (its built entry), or undefined without it. */
+export const startReferenceSide = (setup: SideSetup) => startReference(setup, BENCH_MODEL);
+
 /** Every side this run compares, "now" first. */
 export async function startSides(setup: SideSetup): Promise<ServiceSide[]> {
   const sides = [await startNow(setup)];
   const before = await startBefore(setup);
   if (before) sides.push(before);
+  // A reference that fails to start does not leave the sides already started running.
+  const reference = await startReferenceSide(setup).catch(async (error: unknown) => {
+    await Promise.all(sides.map((side) => side.stop()));
+    throw error;
+  });
+  if (reference) sides.push(reference);
   return sides;
 }
 
