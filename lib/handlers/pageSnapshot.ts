@@ -2,6 +2,7 @@
  * What every handler starts with: the page a call is about (named by its frameId, else the
  * active one), and its outline, under the call's deadline.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context } from "../browser/context.js";
 import type { Page } from "../browser/page.js";
 import {
@@ -30,9 +31,53 @@ export interface SnapshotSettings {
   mask?: () => Mask;
 }
 
+type SnapshotOptions = { selector?: string; ignoreSelectors?: string[]; identities?: boolean };
+
+/** What a sharing scope holds: its first outline, until the next call takes it or asks another. */
+interface Sharing {
+  first?: { page: Page; asked: string; snapshot: Snapshot };
+  /** The first outline was taken or passed over: every later call reads the page itself. */
+  spent: boolean;
+}
+
+const sharing = new AsyncLocalStorage<Sharing>();
+
+/**
+ * Runs `work` with its first outline handed, once, to the call that asks next for the same
+ * outline of the same page: the service's cache reads the page for an operation's key, and the
+ * operation then works from that outline instead of walking the page again (nothing acted on
+ * the page in between). Every call after those two reads the page afresh.
+ */
+export function sharingSnapshots<T>(work: () => Promise<T>): Promise<T> {
+  return sharing.run({ spent: false }, work);
+}
+
 export async function snapshotFor(
   page: Page,
-  options: { selector?: string; ignoreSelectors?: string[]; identities?: boolean },
+  options: SnapshotOptions,
+  settings: SnapshotSettings,
+  deadline: Deadline,
+): Promise<Snapshot> {
+  const scope = sharing.getStore();
+  const asked = scope && !scope.spent ? askedOf(options) : "";
+  if (scope?.first) {
+    const { first } = scope;
+    scope.first = undefined;
+    scope.spent = true;
+    if (first.page === page && first.asked === asked) return first.snapshot;
+  }
+  const snapshot = await freshSnapshot(page, options, settings, deadline);
+  if (scope && !scope.spent) scope.first = { page, asked, snapshot };
+  return snapshot;
+}
+
+/** The options that change an outline, as one comparable value. */
+const askedOf = (options: SnapshotOptions) =>
+  JSON.stringify([options.selector ?? null, options.ignoreSelectors ?? [], !!options.identities]);
+
+async function freshSnapshot(
+  page: Page,
+  options: SnapshotOptions,
   settings: SnapshotSettings,
   deadline: Deadline,
 ): Promise<Snapshot> {

@@ -19,7 +19,7 @@ import {
 import type { Context } from "../../browser/context.js";
 import { checkNavigation, NavigationRefusedError } from "../../browser/navigationPolicy.js";
 import type { AgentExecuteAnswer, Operations } from "../../engine/engine.js";
-import { pageById } from "../../handlers/pageSnapshot.js";
+import { pageById, sharingSnapshots } from "../../handlers/pageSnapshot.js";
 import { type AddressRule, urlRefusal } from "../../net/addressRule.js";
 import type { Action } from "../../options.js";
 import { parseInput } from "../../options.js";
@@ -135,11 +135,12 @@ export function operationRoutes(deps: {
     keep: (result: R) => unknown,
     signal: AbortSignal,
   ) => {
-    return async (operations: Operations, context: Context): Promise<unknown> => {
-      const store = deps.cache;
-      const off =
-        !store || !asksModel || bypassed(request.headers) || body.options?.serverCache === false;
-      if (off) return live(operations);
+    /** The key from the page's outline; a HIT answered, a MISS run and kept. */
+    const throughCache = async (
+      store: ServerCacheStore,
+      operations: Operations,
+      context: Context,
+    ): Promise<unknown> => {
       const page = await pageById(context, body.frameId);
       const { pageText } = (await operations.extract(
         { options: {}, ...(body.frameId ? { frameId: body.frameId } : {}) },
@@ -166,6 +167,14 @@ export function operationRoutes(deps: {
       const kept = keep(result);
       if (kept !== undefined) await store.put(key, kept);
       return new CachedAnswer(result, "MISS");
+    };
+    return async (operations: Operations, context: Context): Promise<unknown> => {
+      const store = deps.cache;
+      const off =
+        !store || !asksModel || bypassed(request.headers) || body.options?.serverCache === false;
+      if (off) return live(operations);
+      // The operation works from the outline read for its key: one walk of the page, not two.
+      return sharingSnapshots(() => throughCache(store, operations, context));
     };
   };
 
