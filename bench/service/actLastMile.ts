@@ -1,0 +1,217 @@
+/**
+ * The act's last mile (issue 34, item 2): from the model's answer leaving the model server to
+ * the click's request reaching the page's server. The page is a tea shop whose "Add to cart"
+ * buttons fetch `/clicked` from the page's own server; the model kit answers at once, through a
+ * tap in this process that notes when each answer has been written to its socket. Both clocks
+ * are this process's, so the figure is one subtraction: the click's arrival minus the last
+ * model answer written before it. Per side of sides.ts (each a service over HTTP), and the
+ * library in-process (Client, env LOCAL), which separates the service's share: the act request's
+ * answer path is not in the figure, only what runs between the model and the page.
+ *
+ *   BENCH_SECTIONS=actLastMile npm run bench:service      BENCH_ACTS=30 (default 15 per side)
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client } from "../../lib/index.js";
+import { median } from "../median.js";
+import { BENCH_MODEL, postTo, type ServiceSide, startSides } from "./sides.js";
+
+const INSTRUCTION = "add green tea to the cart";
+
+/** The shop fixture's list, with buttons that tell the page's server of each click. */
+const SHOP = `<!doctype html>
+<html>
+  <head><title>Tea shop</title></head>
+  <body>
+    <h1>Tea shop</h1>
+    <ul>
+      <li><a href="/products/green">Green tea</a> <span>$4.50</span> <button onclick="add('green')">Add to cart</button></li>
+      <li><a href="/products/black">Black tea</a> <span>$3.20</span> <button onclick="add('black')">Add to cart</button></li>
+      <li><a href="/products/white">White tea</a> <span>$7.00</span> <button onclick="add('white')">Add to cart</button></li>
+      <li><a href="/products/oolong">Oolong</a> <span>$6.10</span> <button onclick="add('oolong')">Add to cart</button></li>
+    </ul>
+    <p>Every tea is packed by hand in our shop, weighed on the morning of shipping, and sealed in a tin.</p>
+    <p id="cart">Cart: empty</p>
+    <script>
+      let added = 0;
+      function add(item) {
+        added++;
+        fetch("/clicked?item=" + item + "&n=" + added, { method: "POST", keepalive: true });
+        document.getElementById("cart").textContent = "Cart: " + item + " (" + added + ")";
+      }
+    </script>
+  </body>
+</html>`;
+
+interface Listening {
+  server: Server;
+  origin: string;
+}
+
+async function listen(server: Server): Promise<Listening> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+/** The page's server: the shop, and the time each click's request arrived. */
+async function startShop() {
+  const clicks: number[] = [];
+  const server = createServer((req, res) => {
+    if (req.url?.startsWith("/clicked")) {
+      clicks.push(performance.now());
+      req.resume();
+      return void res.writeHead(204).end();
+    }
+    if (req.url === "/shop.html") {
+      return void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(SHOP);
+    }
+    res.writeHead(404).end();
+  });
+  return { ...(await listen(server)), clicks };
+}
+
+/**
+ * In front of the model kit: each request passed on whole, each answer written back whole, and
+ * the time its last byte was handed to the socket (`finish`) noted.
+ */
+async function startModelTap(modelUrl: string) {
+  const answered: number[] = [];
+  const kit = new URL(modelUrl);
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === "string" && !["host", "connection", "content-length"].includes(name))
+        headers[name] = value;
+    }
+    const upstream = await fetch(`${kit.origin}${req.url}`, {
+      method: req.method,
+      headers,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
+    const body = Buffer.from(await upstream.arrayBuffer());
+    res.on("finish", () => answered.push(performance.now()));
+    res
+      .writeHead(upstream.status, {
+        "content-type": upstream.headers.get("content-type") ?? "application/json",
+      })
+      .end(body);
+  });
+  const listening = await listen(server);
+  return { ...listening, url: `${listening.origin}${kit.pathname}`, answered };
+}
+
+/** One way to ask for the act: a service's session, or the library in-process. */
+interface Actor {
+  name: string;
+  act(): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+async function serviceActor(side: ServiceSide, pageUrl: string): Promise<Actor> {
+  const started = await postTo(side, "/sessions/start", side.startBody());
+  const { sessionId } = (started.json.data ?? {}) as { sessionId?: string };
+  if (!sessionId) throw new Error(`${side.name}: no session: ${JSON.stringify(started.json)}`);
+  await postTo(side, `/sessions/${sessionId}/navigate`, { url: pageUrl });
+  return {
+    name: side.name,
+    async act() {
+      const { json } = await postTo(side, `/sessions/${sessionId}/act`, { input: INSTRUCTION });
+      return (
+        (json.data as { result?: { success?: boolean } } | undefined)?.result?.success === true
+      );
+    },
+    async stop() {
+      await postTo(side, `/sessions/${sessionId}/end`, {});
+    },
+  };
+}
+
+async function libraryActor(modelUrl: string, pageUrl: string): Promise<Actor> {
+  const client = new Client({
+    env: "LOCAL",
+    verbose: 0,
+    disablePino: true,
+    model: { ...BENCH_MODEL, baseURL: modelUrl },
+  });
+  await client.init();
+  await client.context.activePage()!.goto(pageUrl);
+  return {
+    name: "library in-process",
+    act: async () => (await client.act(INSTRUCTION)).success,
+    stop: () => client.close(),
+  };
+}
+
+export async function run(setup: { modelUrl: string }): Promise<void> {
+  const ACTS = Number(process.env.BENCH_ACTS ?? 15);
+  const shop = await startShop();
+  const tap = await startModelTap(setup.modelUrl);
+  const pageUrl = `${shop.origin}/shop.html`;
+  const sides = await startSides({ modelUrl: tap.url, sessions: 1 });
+  const actors: Actor[] = [];
+  try {
+    for (const side of sides) actors.push(await serviceActor(side, pageUrl));
+    actors.push(await libraryActor(tap.url, pageUrl));
+    const lastMile = new Map<string, number[]>(actors.map((a) => [a.name, []]));
+    const whole = new Map<string, number[]>(actors.map((a) => [a.name, []]));
+    const failures: string[] = [];
+
+    const once = async (actor: Actor, counted: boolean) => {
+      const clicksBefore = shop.clicks.length;
+      const t0 = performance.now();
+      const ok = await actor.act();
+      const ms = performance.now() - t0;
+      // The click's request may still be on its way when the act's answer is.
+      for (let waited = 0; shop.clicks.length === clicksBefore && waited < 2_000; waited += 5)
+        await new Promise((r) => setTimeout(r, 5));
+      const clickedAt = shop.clicks[clicksBefore];
+      const answeredAt = tap.answered
+        .filter((t) => clickedAt !== undefined && t <= clickedAt)
+        .at(-1);
+      if (!ok || clickedAt === undefined || answeredAt === undefined || answeredAt < t0) {
+        failures.push(`${actor.name}: ${ok ? "no click reached the page" : "the act failed"}`);
+        return;
+      }
+      if (!counted) return;
+      lastMile.get(actor.name)!.push(clickedAt - answeredAt);
+      whole.get(actor.name)!.push(ms);
+    };
+
+    for (const actor of actors) await once(actor, false);
+    for (let round = 0; round < ACTS; round++) {
+      const order = round % 2 ? [...actors].reverse() : actors;
+      for (const actor of order) await once(actor, true);
+    }
+
+    console.log(
+      `act's last mile: model answer written → click's request at the page's server, median of ${ACTS} acts per side, alternating (act end to end beside it)`,
+    );
+    const first = median(lastMile.get(actors[0]!.name)!);
+    for (const actor of actors) {
+      const miles = lastMile.get(actor.name)!;
+      if (!miles.length) {
+        console.log(`  ${actor.name}: no act measured`);
+        continue;
+      }
+      const m = median(miles);
+      const sorted = [...miles].sort((a, b) => a - b);
+      console.log(
+        `  ${actor.name.padEnd(20)} last mile p50 ${m.toFixed(1)} ms (min ${sorted[0]!.toFixed(1)}, max ${sorted.at(-1)!.toFixed(1)}), act p50 ${median(whole.get(actor.name)!).toFixed(0)} ms, ${(m / first).toFixed(2)}×`,
+      );
+    }
+    if (failures.length) console.log(`  failed: ${failures.join("; ")}`);
+  } finally {
+    for (const actor of actors) await actor.stop().catch(() => {});
+    for (const side of sides) await side.stop().catch(() => {});
+    await close(tap.server);
+    await close(shop.server);
+  }
+}
