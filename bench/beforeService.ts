@@ -17,8 +17,9 @@ export function unpackBefore(commit: string): string {
   const dir = join(ROOT, ".bench-before");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir);
-  // lib/ is past execFileSync's default 1 MB of output since issue 30.
-  const archive = execFileSync("git", ["archive", commit, "lib"], {
+  // lib/ is past execFileSync's default 1 MB of output since issue 30; package.json is read
+  // by the front page for its version.
+  const archive = execFileSync("git", ["archive", commit, "lib", "package.json"], {
     cwd: ROOT,
     maxBuffer: 256 * 1024 * 1024,
   });
