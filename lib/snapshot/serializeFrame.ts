@@ -56,22 +56,26 @@ export function serializeFrame(
     name: string;
     states: string;
     interactive: boolean;
-    path: string;
     url: string;
     frame: number;
     children: Entry[];
   }
   interface Ctx {
     el: Element;
+    /** The element's computed style (live: read only what a step needs, when it needs it). */
+    cs: CSSStyleDeclaration | null;
     visible: boolean;
     cursor: string;
     inSection: boolean;
     /** Inside a label whose control is rendered: its words are that control's name. */
     inLabel: boolean;
-    /** White space is preformatted (line breaks are lines). */
-    pre: boolean;
+    /** White space is preformatted (line breaks are lines); -1 until a text asks. */
+    pre: -1 | 0 | 1;
     depth: number;
   }
+  /** Boundaries carry nothing of their own: one object each serves every place. */
+  const BLOCK: Entry = { t: 1 };
+  const CELL: Entry = { t: 2 };
 
   const out: FrameLines = {
     text: [],
@@ -118,89 +122,107 @@ export function serializeFrame(
   }
 
   /**
-   * Selectors of a node's element children. Below a shadow root (`//`), the first step also says
-   * "whose parent is not an element": read as plain XPath the selector then matches nothing in
-   * the light DOM, so the resolver reads it with shadow boundaries (see docs/guide/extract.md).
+   * An element's selector, made only for the lines that carry one (elements with an id,
+   * iframes): `/tag[n]` steps from the walk's start. Below a shadow root (`//`), the first step
+   * also says "whose parent is not an element": read as plain XPath the selector then matches
+   * nothing in the light DOM, so the resolver reads it with shadow boundaries (see
+   * docs/guide/extract.md). A host the walk did not enter (the capture starts inside its
+   * shadow root) is named by its own path.
    */
-  function childPaths(parent: ParentNode, prefix: string, sep: string): Map<Node, string> {
-    const paths = new Map<Node, string>();
+  const paths = new Map<Node, string>();
+  const nths = new Map<Node, number>();
+  const walkedHosts = new Set<Element>();
+  function nthOf(el: Element): number {
+    const known = nths.get(el);
+    if (known !== undefined) return known;
+    // Every child of the parent at once: a list of a thousand items costs one pass, not a
+    // thousand.
     const counts = new Map<string, number>();
-    const mark = sep === "//" ? "[not(parent::*)]" : "";
-    for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
+    const parent = el.parentNode as ParentNode | null;
+    for (let c = parent?.firstElementChild ?? null; c; c = c.nextElementSibling) {
       const n = (counts.get(c.localName) ?? 0) + 1;
       counts.set(c.localName, n);
-      paths.set(c, `${prefix}${sep}${step(c, n)}${mark}`);
+      nths.set(c, n);
     }
-    return paths;
+    return nths.get(el) ?? 1;
+  }
+  function pathOf(el: Element): string {
+    const known = paths.get(el);
+    if (known !== undefined) return known;
+    const parent = el.parentNode;
+    let path: string;
+    if (parent instanceof ShadowRoot) {
+      path = `${pathOf(parent.host)}//${step(el, nthOf(el))}[not(parent::*)]`;
+    } else if (parent?.nodeType === 1) {
+      const up = parent as Element;
+      const host = !!(up.shadowRoot ?? store.roots.get(up));
+      path = `${host && !walkedHosts.has(up) ? elementPath(up) : pathOf(up)}/${step(el, nthOf(el))}`;
+    } else {
+      path = elementPath(el);
+    }
+    paths.set(el, path);
+    return path;
   }
 
-  function visitNodes(nodes: Iterable<Node>, paths: Map<Node, string>, acc: Entry[], ctx: Ctx) {
-    for (const node of nodes) {
-      if (node.nodeType === 3) {
-        if (!ctx.visible || !node.nodeValue) continue;
-        if (!ctx.pre) {
-          acc.push({ t: 0, s: node.nodeValue, el: ctx.el });
-          continue;
-        }
-        // Preformatted text keeps its line breaks: each line of it is a line here.
-        node.nodeValue.split("\n").forEach((line, i) => {
-          if (i > 0) acc.push({ t: 1 });
-          acc.push({ t: 0, s: line, el: ctx.el });
-        });
-      } else if (node.nodeType === 1) {
-        visitElement(node as Element, paths.get(node) ?? "", acc, ctx);
+  function visitNode(node: Node, acc: Entry[], ctx: Ctx) {
+    if (node.nodeType === 3) {
+      if (!ctx.visible || !node.nodeValue) return;
+      if (ctx.pre < 0) {
+        const ws = ctx.cs?.whiteSpace ?? "";
+        ctx.pre = ws.startsWith("pre") || ws === "break-spaces" ? 1 : 0;
       }
+      if (!ctx.pre) {
+        acc.push({ t: 0, s: node.nodeValue, el: ctx.el });
+        return;
+      }
+      // Preformatted text keeps its line breaks: each line of it is a line here.
+      node.nodeValue.split("\n").forEach((line, i) => {
+        if (i > 0) acc.push(BLOCK);
+        acc.push({ t: 0, s: line, el: ctx.el });
+      });
+    } else if (node.nodeType === 1) {
+      visitElement(node as Element, acc, ctx);
     }
   }
 
-  const lightPaths = new Map<Element, Map<Node, string>>();
-  const hostPathOf = new Map<Element, string>();
+  function visitChildNodes(parent: Node, acc: Entry[], ctx: Ctx) {
+    for (let node = parent.firstChild; node; node = node.nextSibling) visitNode(node, acc, ctx);
+  }
 
-  function visitSlot(slot: HTMLSlotElement, slotPath: string, acc: Entry[], ctx: Ctx) {
+  function visitSlot(slot: HTMLSlotElement, acc: Entry[], ctx: Ctx) {
     const assigned = slot.assignedNodes();
     if (!assigned.length) {
-      visitNodes(slot.childNodes, childPaths(slot, slotPath, "/"), acc, ctx);
+      visitChildNodes(slot, acc, ctx);
       return;
     }
-    // Slotted nodes are the host's light children: their selectors start at the host's (which
-    // was not walked when the capture starts inside its shadow root).
-    const host = (slot.getRootNode() as ShadowRoot).host;
-    let paths = lightPaths.get(host);
-    if (!paths) {
-      paths = childPaths(host, hostPathOf.get(host) ?? elementPath(host), "/");
-      lightPaths.set(host, paths);
-    }
-    visitNodes(assigned, paths, acc, ctx);
+    // Slotted nodes are the host's light children (their selectors start at the host's).
+    for (const node of assigned) visitNode(node, acc, ctx);
   }
 
-  function visitChildren(
-    el: Element,
-    cs: CSSStyleDeclaration,
-    path: string,
-    acc: Entry[],
-    ctx: Ctx,
-  ) {
+  function visitChildren(el: Element, cs: CSSStyleDeclaration, acc: Entry[], ctx: Ctx) {
     const tag = el.localName;
     const shadow = el.shadowRoot ?? store.roots.get(el) ?? null;
     if (shadow) {
-      hostPathOf.set(el, path);
+      walkedHosts.add(el);
       watcher.observe(shadow);
-      visitNodes(shadow.childNodes, childPaths(shadow, path, "//"), acc, ctx);
+      visitChildNodes(shadow, acc, ctx);
       return;
     }
-    if (cs.contentVisibility === "hidden" || tag === "textarea" || tag === "select") return;
-    if (NO_CHILDREN.has(tag)) return;
+    if (tag === "textarea" || tag === "select" || NO_CHILDREN.has(tag)) return;
+    // Nothing below to show: its content-visibility need not be asked.
+    if (!el.firstChild && tag !== "slot") return;
+    if (cs.contentVisibility === "hidden") return;
     if (ctx.depth >= MAX_DEPTH) {
-      if (el.firstElementChild) acc.push({ t: 1 }, { t: 0, s: DEEPER, el }, { t: 1 });
+      if (el.firstElementChild) acc.push(BLOCK, { t: 0, s: DEEPER, el }, BLOCK);
       return;
     }
     if (tag === "details" && !(el as HTMLDetailsElement).open) {
       const summary = [...el.children].find((c) => c.localName === "summary");
-      if (summary) visitElement(summary, childPaths(el, path, "/").get(summary)!, acc, ctx);
+      if (summary) visitElement(summary, acc, ctx);
     } else if (tag === "slot") {
-      visitSlot(el as HTMLSlotElement, path, acc, ctx);
-    } else if (el.firstChild) {
-      visitNodes(el.childNodes, childPaths(el, path, "/"), acc, ctx);
+      visitSlot(el as HTMLSlotElement, acc, ctx);
+    } else {
+      visitChildNodes(el, acc, ctx);
     }
   }
 
@@ -221,7 +243,6 @@ export function serializeFrame(
         name: collapse(group ? (child.getAttribute("label") ?? "") : option.label || option.text),
         states,
         interactive: false,
-        path: "",
         url: "",
         frame: -1,
         children: group ? optionLines(child) : [],
@@ -240,11 +261,11 @@ export function serializeFrame(
     return line.children.some((c) => c.t === 3 && (c.interactive || hasInteractive(c)));
   }
 
-  function visitElement(el: Element, path: string, acc: Entry[], ctx: Ctx): void {
+  function visitElement(el: Element, acc: Entry[], ctx: Ctx): void {
     const tag = el.localName;
     if (SKIP.has(tag) || stash.ignore?.has(el)) return;
     if (tag === "br") {
-      acc.push({ t: 1 });
+      acc.push(BLOCK);
       return;
     }
     const cs = getComputedStyle(el);
@@ -255,8 +276,12 @@ export function serializeFrame(
     const role = sem.role(el, ctx.inSection);
     const htmlEl = el as HTMLElement;
     const editable = htmlEl.isContentEditable && !el.parentElement?.isContentEditable;
+    // The shorthand names both axes' values when they differ: one read instead of two.
+    // An inline box (or none) has no scrolling of its own: its overflow is not asked.
     const overflows =
-      /auto|scroll/.test(cs.overflowY + cs.overflowX) &&
+      display !== "inline" &&
+      display !== "contents" &&
+      /auto|scroll/.test(cs.overflow) &&
       tag !== "textarea" &&
       tag !== "select" &&
       (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1);
@@ -277,11 +302,12 @@ export function serializeFrame(
       (!stash.scope || stash.scope.contains(control));
     const childCtx: Ctx = {
       el,
+      cs,
       visible,
       cursor: cs.cursor,
       inSection: ctx.inSection || sem.SECTIONING.has(tag),
       inLabel: ctx.inLabel || labelsRendered,
-      pre: cs.whiteSpace.startsWith("pre") || cs.whiteSpace === "break-spaces",
+      pre: -1,
       depth: ctx.depth + 1,
     };
 
@@ -294,7 +320,6 @@ export function serializeFrame(
         name: sem.nameOf(el, () => "", false),
         states: "",
         interactive: false,
-        path,
         url: "",
         frame: stash.frames.length,
         children: [],
@@ -304,7 +329,7 @@ export function serializeFrame(
     }
 
     const children: Entry[] = [];
-    visitChildren(el, cs, path, children, childCtx);
+    visitChildren(el, cs, children, childCtx);
     if (!el.shadowRoot && !store.roots.has(el)) {
       maybeCandidate(
         el,
@@ -312,19 +337,16 @@ export function serializeFrame(
       );
     }
 
-    // One by one: a container of 200,000 children spread as arguments overflows the stack.
-    const block = (entries: Entry[]) => {
-      const edge: Entry | undefined =
-        display === "table-cell" ? { t: 2 } : inline ? undefined : { t: 1 };
-      if (edge) acc.push(edge);
-      for (const entry of entries) acc.push(entry);
-      if (edge) acc.push({ ...edge });
-    };
     if (!visible || (!interactive && !sem.STRUCTURE.has(role))) {
       // A wrapper, a role that adds nothing the words do not say (list, generic...), or an
       // element hidden itself whose children may show: the content takes its place. A label's
       // words go to the control it names.
-      block(labelsRendered && !ctx.inLabel ? children.filter((c) => c.t !== 0) : children);
+      const edge = display === "table-cell" ? CELL : inline ? undefined : BLOCK;
+      if (edge) acc.push(edge);
+      // One by one: a container of 200,000 children spread as arguments overflows the stack.
+      for (const entry of children)
+        if (entry.t !== 0 || !labelsRendered || ctx.inLabel) acc.push(entry);
+      if (edge) acc.push(edge);
       return;
     }
     // A clickable element without a role is named by its words, as a button would be.
@@ -353,7 +375,6 @@ export function serializeFrame(
       name,
       states: states + (scrollable && lineRole !== "scrollable" ? " scrollable" : ""),
       interactive,
-      path,
       url: role === "link" ? sem.linkUrl(el) : "",
       frame: -1,
       children: kept,
@@ -365,9 +386,12 @@ export function serializeFrame(
     let run = "";
     let runEl: Element | null = null;
     const flush = () => {
-      const s = collapse(run).replace(/^\| /, "").replace(/ \|$/, "");
+      let s = collapse(run);
+      if (s.startsWith("| ")) s = s.slice(2);
+      if (s.endsWith(" |")) s = s.slice(0, -2);
       // Page text that looks like an id line must not pass for one.
-      if (s && runEl) push(s.replace(/^\[(\d+)\]/, "\\[$1]"), depth, false, "", "", runEl, -1);
+      if (s.startsWith("[")) s = s.replace(/^\[(\d+)\]/, "\\[$1]");
+      if (s && runEl) push(s, depth, false, "", runEl, -1);
       run = "";
       runEl = null;
     };
@@ -377,22 +401,23 @@ export function serializeFrame(
         runEl ??= e.el;
       } else if (e.t === 1) flush();
       else if (e.t === 2) {
-        if (collapse(run) && !run.endsWith(" | ")) run += " | ";
+        if (/\S/.test(run) && !run.endsWith(" | ")) run += " | ";
       } else {
         flush();
         const body = `${e.role}${e.name ? ` ${quote(e.name)}` : ""}${e.states}`;
-        push(body, depth, e.interactive, e.path, e.url, e.el, e.frame);
+        push(body, depth, e.interactive, e.url, e.el, e.frame);
         emit(e.children, depth + 1);
       }
     }
     flush();
   }
 
+  let lastEl: Element | null = null;
+  let lastTop = 0;
   function push(
     text: string,
     depth: number,
     interactive: boolean,
-    path: string,
     url: string,
     el: Element,
     frame: number,
@@ -400,13 +425,17 @@ export function serializeFrame(
     out.text.push(text);
     out.depth.push(depth);
     out.interactive.push(interactive ? 1 : 0);
-    out.path.push(interactive || frame >= 0 ? path : "");
+    out.path.push(interactive || frame >= 0 ? pathOf(el) : "");
     out.url.push(url);
     out.identity.push(interactive && request.identities ? identityOf(el) : null);
-    // Boxless elements (a closed select's options) sit where the line before them does.
-    const r = el.getBoundingClientRect();
-    const top = r.width || r.height ? Math.round(r.top + window.scrollY) : (out.top.at(-1) ?? 0);
-    out.top.push(top);
+    // Boxless elements (a closed select's options) sit where the line before them does; lines
+    // of one element (its line, then its own words) share its box.
+    if (el !== lastEl) {
+      const r = el.getBoundingClientRect();
+      lastTop = r.width || r.height ? Math.round(r.top + window.scrollY) : (out.top.at(-1) ?? 0);
+      lastEl = el;
+    }
+    out.top.push(lastTop);
     out.frame.push(frame);
   }
 
@@ -415,14 +444,16 @@ export function serializeFrame(
   if (start) {
     const ctx: Ctx = {
       el: start,
+      cs: null,
       visible: true,
       cursor: "auto",
       inSection: false,
       inLabel: false,
-      pre: false,
+      pre: -1,
       depth: 0,
     };
-    visitElement(start, stash.scope ? elementPath(start) : `/${step(start, 1)}`, entries, ctx);
+    paths.set(start, stash.scope ? elementPath(start) : `/${step(start, 1)}`);
+    visitElement(start, entries, ctx);
   }
   emit(entries, 0);
   out.candidates = stash.candidates.length;
