@@ -11,7 +11,7 @@ const BEHAVIOUR = [
 
 export default defineConfig({
   test: {
-    globalSetup: ["test/support/globalSetup.ts"],
+    globalSetup: ["test/support/globalSetup.ts", "test/support/buildService.ts"],
     setupFiles: ["test/support/noLeftovers.ts"],
     pool: "forks",
     // One file at a time: two browsers of heavy tests on a two-core machine starved a page of

@@ -9,12 +9,22 @@
  * (systemd) ends every browser and exits 0.
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { chromiumPack } from "../../lib/browser/chromiumPack.js";
+import { buildIfStale } from "../support/buildService.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { freePort } from "../support/ports.js";
@@ -28,7 +38,8 @@ import {
 import { useStaticServer } from "../support/staticServer.js";
 import { within } from "../support/waiting.js";
 
-const ENTRY = join(import.meta.dirname, "..", "..", "bin", "wayfarer-service");
+const ROOT = join(import.meta.dirname, "..", "..");
+const ENTRY = join(ROOT, "bin", "wayfarer-service");
 const KEY = "any value in local mode";
 /** An operator's key, in WAYFARER_API_KEYS. */
 const OPS_KEY = "ops-key-0123456789abcdef";
@@ -396,5 +407,87 @@ describe("bin/wayfarer-service as systemd runs it", () => {
     expect(await within(60_000, "the entry's exit", running.exited)).toBe(1);
     expect(running.printed()).toMatch(/--new-key.*WAYFARER_API_KEYS is set/);
     expect(running.printed()).not.toContain("a-key-of-the-operator");
+  });
+});
+
+describe("bin/wayfarer-service with a current build in dist/", () => {
+  beforeAll(buildIfStale);
+
+  /** What a visitor gets, each answer's own address written as BASE: the pages and their assets. */
+  async function visit(running: Entry): Promise<Record<string, unknown>> {
+    const seen: Record<string, unknown> = {};
+    const get = async (path: string, accept = "text/html") => {
+      const response = await fetch(`${running.base}${path}`, { headers: { accept } });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      const text = bytes.toString("utf8").replaceAll(running.base, "BASE");
+      return { status: response.status, type: response.headers.get("content-type"), text };
+    };
+    const digest = (text: string) => createHash("sha256").update(text).digest("hex");
+    seen["/readyz"] = (await get("/readyz")).status;
+    seen["/"] = await get("/");
+    seen["/ as JSON"] = await get("/", "application/json");
+    seen["/v1/openapi.json"] = await get("/v1/openapi.json", "application/json");
+    const docs = await get("/docs/");
+    seen["/docs"] = docs;
+    // Every script and style sheet the reference page loads: Swagger UI's, from node_modules.
+    for (const [, asset] of docs.text.matchAll(/(?:src|href)="\.\/([^"]+)"/g)) {
+      const { status, type, text } = await get(`/docs/${asset}`, "*/*");
+      seen[`/docs/${asset}`] = { status, type, sha256: digest(text), length: text.length };
+    }
+    for (const path of [
+      "/dashboard",
+      "/dashboard/some-session",
+      "/dashboard/page.js",
+      "/dashboard/project.js",
+    ]) {
+      const { status, type, text } = await get(path);
+      seen[path] = { status, type, sha256: digest(text), length: text.length };
+    }
+    return seen;
+  }
+
+  it("serves what lib/ under tsx serves (front page, API docs and their assets, dashboard pages, readiness), and on SIGTERM exits 0", async () => {
+    const settings = (name: string) => ({
+      NODE_ENV: "production",
+      WAYFARER_API_KEYS: `ops:${OPS_KEY}`,
+      WAYFARER_DATA_DIR: join(folder, name),
+    });
+    entry = await startEntry([], folder, settings("built"));
+    let running = entry;
+    await within(60_000, "the built entry's readiness", waitReady(running));
+    expect(commandLine(running.child.pid!)).toEqual([expect.stringMatching(/node$/), ENTRY]);
+    expect(running.printed()).toContain("wayfarer-service: running the build in dist/");
+    const built = await visit(running);
+    process.kill(running.child.pid!, "SIGTERM");
+    expect(await within(20_000, "the built entry's exit", running.exited)).toBe(0);
+    expect(running.printed()).toContain("SIGTERM: ending every session");
+
+    entry = await startEntry([], ROOT, settings("tsx"), [
+      process.execPath,
+      "--import",
+      "tsx",
+      join(ROOT, "lib", "service", "main.ts"),
+    ]);
+    running = entry;
+    await within(60_000, "the tsx service's readiness", waitReady(running));
+    const fromSource = await visit(running);
+    process.kill(running.child.pid!, "SIGTERM");
+    expect(await within(20_000, "the tsx service's exit", running.exited)).toBe(0);
+
+    expect(built).toEqual(fromSource);
+    // And what was compared is the real thing: pages with their scripts, the version, the docs.
+    expect(built["/readyz"]).toBe(200);
+    const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
+    expect(built["/ as JSON"]).toMatchObject({
+      status: 200,
+      text: expect.stringContaining(version),
+    });
+    expect(built["/docs"]).toMatchObject({ status: 200, text: expect.stringContaining("swagger") });
+    const assets = Object.keys(built).filter((path) => path.startsWith("/docs/"));
+    expect(assets.length).toBeGreaterThanOrEqual(3);
+    for (const path of [...assets, "/dashboard", "/dashboard/some-session", "/dashboard/page.js"]) {
+      expect(built[path], path).toMatchObject({ status: 200, length: expect.any(Number) });
+      expect((built[path] as { length: number }).length, path).toBeGreaterThan(100);
+    }
   });
 });

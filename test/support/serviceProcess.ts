@@ -1,14 +1,16 @@
 /**
- * The service as `npm run service` runs it, in a child process (lib/service/main.ts under tsx),
- * for tests and benchmarks that need it apart from their own process: its own event loop, its
- * own memory, and a real SIGTERM. Its model calls leave the process, so they go to the model
- * kit over HTTP (llm/modelHttp.ts) by OPENAI_BASE_URL.
+ * The service as `npm run service` runs it, in a child process (bin/wayfarer-service: the build
+ * in dist/, which the test run's global setup makes current (buildService.ts), or lib/ under
+ * tsx should a source change after it), for tests and benchmarks that need it apart from their
+ * own process: its own event loop, its own memory, and a real SIGTERM. Its model calls leave
+ * the process, so they go to the model kit over HTTP (llm/modelHttp.ts) by OPENAI_BASE_URL.
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 
-const MAIN = join(import.meta.dirname, "..", "..", "lib", "service", "main.ts");
+/** The entry judges the build in dist/ itself, and never runs a stale one. */
+const ENTRY = join(import.meta.dirname, "..", "..", "bin", "wayfarer-service");
 const STARTUP_MS = 20_000;
 
 export interface ServiceProcess {
@@ -27,10 +29,10 @@ export interface ServiceProcess {
  */
 export async function startService(
   env: Record<string, string>,
-  /** Another tree's lib/service/main.ts (a benchmark's "before"). */
-  main = MAIN,
+  /** Another tree's lib/service/main.ts (a benchmark's "before"), run under tsx. */
+  main?: string,
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", main], {
+  const child = spawn(process.execPath, main ? ["--import", "tsx", main] : [ENTRY], {
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });

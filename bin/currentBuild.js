@@ -1,0 +1,48 @@
+/**
+ * Whether dist/ holds the build of this checkout's sources as they are now (scripts/build.ts):
+ * the build stamps every file it read (size, mtime, SHA-256 of the bytes it compiled), and a
+ * file whose size or hash differs makes the build stale. mtime alone only spares the hashing: a
+ * checkout, a copy or `touch` changes it without changing the source. Plain JavaScript, so the
+ * executable entry can ask without tsx; typed by currentBuild.d.ts.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+/** The stamp's layout; a build of another layout is stale. */
+export const STAMP_VERSION = 1;
+export const STAMP = join("dist", "build.json");
+/** The built entry: `node dist/wayfarer-service.js` runs the service. */
+export const BUILT_ENTRY = join("dist", "wayfarer-service.js");
+/** The service's source; a tree without it (a deployment of dist/ alone) has only the build. */
+export const SOURCE_ENTRY = join("lib", "service", "main.ts");
+
+export const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
+
+/** `{ current: true }`, or `{ current: false, why }` saying what makes dist/ unusable. */
+export function buildState(root) {
+  if (!existsSync(join(root, BUILT_ENTRY))) return { current: false, why: "no build in dist/" };
+  let stamp;
+  try {
+    stamp = JSON.parse(readFileSync(join(root, STAMP), "utf8"));
+  } catch {
+    return { current: false, why: `no readable ${STAMP}` };
+  }
+  if (stamp?.version !== STAMP_VERSION || typeof stamp.inputs !== "object") {
+    return { current: false, why: `${STAMP} is of another build script` };
+  }
+  if (!existsSync(join(root, SOURCE_ENTRY))) return { current: true };
+  for (const [file, built] of Object.entries(stamp.inputs)) {
+    let now;
+    try {
+      now = statSync(join(root, file));
+    } catch {
+      return { current: false, why: `${file} is gone since the build` };
+    }
+    if (now.size === built.size && now.mtimeMs === built.mtimeMs) continue;
+    if (now.size !== built.size || sha256(readFileSync(join(root, file))) !== built.sha256) {
+      return { current: false, why: `${file} changed since the build` };
+    }
+  }
+  return { current: true };
+}
