@@ -34,6 +34,20 @@ export interface LocalEngineOptions {
 export interface Confinement {
   /** The user it runs as, when we are root (Chromium's sandbox needs a user that is not). */
   runAs?: RunAs;
+  /** A browser launched ahead under this same confinement (the service's warm pool): taken, not launched. */
+  warm?: WarmBrowser;
+}
+
+/**
+ * A blank browser launched before anyone asked for it, exactly as start() would launch it for
+ * default launch options (its own folder, CDP over a pipe, as `runAs`), behind an egress guard
+ * of its own. The engine that takes it owns it: closing the engine ends both.
+ */
+export interface WarmBrowser {
+  launched: LaunchedBrowser;
+  egress: EgressProxy;
+  /** The guard's refusals are told to `listener` from now on (the session's log). */
+  hearRefusals(listener: (target: string, reason: string) => void): void;
 }
 
 const PROXY_SWITCH = /^--(?:proxy-|no-proxy-server|proxy-auto-detect|proxy-pac-url)/;
@@ -121,33 +135,40 @@ export class LocalEngine implements Engine {
   private async launchOptions(): Promise<ResolvedLaunchOptions> {
     const { launch, egress, logger } = this.options;
     if (!egress) return launch;
-    this.egress = await startEgressProxy({
-      rule: egress,
-      onRefused: (target, reason) =>
-        logger.info("browser", "a request was refused by the egress rule", { target, reason }),
-    });
-    // A proxy switch of the caller's would take the browser around the guard.
-    const args = launch.args.filter((a) => !PROXY_SWITCH.test(a));
-    if (args.length < launch.args.length) {
+    this.egress = await startEgressProxy({ rule: egress, onRefused: this.refused });
+    const guarded = behindGuard(launch, this.egress.url);
+    if (guarded.dropped.length) {
       logger.warn("browser", "dropped proxy switches: the egress guard is the browser's proxy", {
-        dropped: launch.args.filter((a) => PROXY_SWITCH.test(a)),
+        dropped: guarded.dropped,
       });
     }
-    // <-loopback>: the loopback goes through the proxy too (Chromium bypasses it by default).
-    return { ...launch, args, proxy: { server: this.egress.url, bypass: "<-loopback>" } };
+    return guarded.options;
   }
+
+  private readonly refused = (target: string, reason: string) =>
+    this.options.logger.info("browser", "a request was refused by the egress rule", {
+      target,
+      reason,
+    });
 
   private async start(deadline: Deadline): Promise<Context> {
     const { logger, launch } = this.options;
-    deadline.step(launch.cdpUrl ? "attaching" : "launching");
-    const options = await this.launchOptions();
-    this.launch = launchBrowser({
-      options,
-      profile: this.options.profile,
-      timeoutMs: deadline.remaining(),
-      signal: this.launching.signal,
-      ...(this.options.confine ? { pipe: true, runAs: this.options.confine.runAs } : {}),
-    });
+    const warm = this.options.confine?.warm;
+    deadline.step(warm ? "taking a warm browser" : launch.cdpUrl ? "attaching" : "launching");
+    if (warm) {
+      this.egress = warm.egress;
+      warm.hearRefusals(this.refused);
+      this.launch = Promise.resolve(warm.launched);
+    } else {
+      const options = await this.launchOptions();
+      this.launch = launchBrowser({
+        options,
+        profile: this.options.profile,
+        timeoutMs: deadline.remaining(),
+        signal: this.launching.signal,
+        ...(this.options.confine ? { pipe: true, runAs: this.options.confine.runAs } : {}),
+      });
+    }
     const launched = await this.launch;
     if (this.abandoned) {
       // init() already gave up (close, or its deadline): this late browser must not linger.
@@ -161,11 +182,15 @@ export class LocalEngine implements Engine {
         refused: launched.refusedArgs,
       });
     }
-    logger.debug("browser", launch.cdpUrl ? "attached to browser" : "launched browser", {
-      pid: launched.pid,
-      executablePath: launched.executablePath,
-      args: launched.args,
-    });
+    logger.debug(
+      "browser",
+      warm ? "took a warm browser" : launch.cdpUrl ? "attached to browser" : "launched browser",
+      {
+        pid: launched.pid,
+        executablePath: launched.executablePath,
+        args: launched.args,
+      },
+    );
     const playwrightContext = launched.browser.contexts()[0];
     if (!playwrightContext) throw new Error("the browser has no default context");
     // Playwright calls under way when a forced close kills the browser do not always notice:
@@ -212,4 +237,20 @@ export class LocalEngine implements Engine {
 /** Ends a browser we launched; a browser we attached to is only let go. */
 function release(launched: LaunchedBrowser): Promise<void> {
   return launched.pid === undefined ? launched.detach() : launched.terminate(true);
+}
+
+/**
+ * The launch options with the egress guard as the browser's one proxy: a proxy switch of the
+ * caller's would take the browser around it (dropped, and answered). `<-loopback>`: the
+ * loopback goes through the proxy too (Chromium bypasses it by default).
+ */
+export function behindGuard(
+  launch: ResolvedLaunchOptions,
+  proxyUrl: string,
+): { options: ResolvedLaunchOptions; dropped: string[] } {
+  const args = launch.args.filter((a) => !PROXY_SWITCH.test(a));
+  return {
+    options: { ...launch, args, proxy: { server: proxyUrl, bypass: "<-loopback>" } },
+    dropped: launch.args.filter((a) => PROXY_SWITCH.test(a)),
+  };
 }

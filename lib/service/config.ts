@@ -10,6 +10,7 @@ import { type AddressRule, STRICT_RULE } from "../net/addressRule.js";
 import { parseInput } from "../options.js";
 import { type BrowserUsersSetting, BrowserUsersSettingSchema } from "./browserUsers.js";
 import { type BrowserPolicy, LaunchOptInSchema } from "./startBrowser.js";
+import { machineWarmBrowsers } from "./warmBrowsers.js";
 
 const Count = (fallback: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(fallback);
@@ -26,6 +27,7 @@ const ServiceEnvSchema = z.object({
   XDG_CACHE_HOME: z.string().optional(),
   WAYFARER_ALLOW_HOSTS: z.string().optional(),
   WAYFARER_MAX_SESSIONS: Count(8, 1_000),
+  WAYFARER_WARM_BROWSERS: z.coerce.number().int().min(0).max(64).optional(),
   WAYFARER_SESSION_IDLE_MS: Count(300_000, 86_400_000),
   WAYFARER_PUBLIC_URL: z.url().optional(),
   WAYFARER_TRUST_PROXY: z.string().optional(),
@@ -66,6 +68,8 @@ export interface ServiceConfig {
   /** What every session's browser may reach (and every URL a caller makes the service fetch). */
   rule: AddressRule;
   maxSessions: number;
+  /** Blank browsers kept launched for the next /start (WAYFARER_WARM_BROWSERS); 0: none. */
+  warmBrowsers: number;
   idleMs: number;
   /** How long a session without keepAlive outlives its last CDP client (5 s). */
   releaseGraceMs: number;
@@ -146,6 +150,7 @@ export function serviceConfig(
       : [],
     rule: { ...STRICT_RULE, allowHosts, allowedBy: "WAYFARER_ALLOW_HOSTS" },
     maxSessions: e.WAYFARER_MAX_SESSIONS,
+    warmBrowsers: e.WAYFARER_WARM_BROWSERS ?? machineWarmBrowsers(),
     idleMs: e.WAYFARER_SESSION_IDLE_MS,
     // A client that reconnects, or ends the session itself right after closing (v3 clients do).
     releaseGraceMs: 5_000,

@@ -21,6 +21,8 @@ export interface Observed {
     readonly size: number;
     readonly room: number;
     readonly capacity: number;
+    /** Warm browsers waiting for a session (WAYFARER_WARM_BROWSERS). */
+    readonly warm: number;
     all(): readonly { readonly browserPid: number | undefined }[];
   };
   /** CDP connections open through the service's proxy. */
@@ -117,6 +119,11 @@ export class ServiceMetrics {
     "Sessions this instance started.",
     [],
   );
+  private readonly browsers = this.counter(
+    "wayfarer_session_browsers_total",
+    "Sessions started by where their browser came from: warm (launched ahead, WAYFARER_WARM_BROWSERS), launched (at the start), attached (the caller's).",
+    ["from"],
+  );
   private readonly watchdogEnded = this.counter(
     "wayfarer_sessions_ended_by_watchdog_total",
     "Sessions the watchdog ended, by the limit they passed (memory, disk).",
@@ -154,6 +161,11 @@ export class ServiceMetrics {
       "wayfarer_sessions_room",
       "Sessions this instance could still start (those starting count as taken).",
       (o) => o.sessions.room,
+    );
+    gauge(
+      "wayfarer_warm_browsers",
+      "Blank browsers launched ahead, waiting for the next session (WAYFARER_WARM_BROWSERS); each counts against WAYFARER_MAX_SESSIONS and within the room.",
+      (o) => o.sessions.warm,
     );
     gauge("wayfarer_cdp_connections", "CDP connections open through this instance's proxy.", (o) =>
       o.cdpConnections(),
@@ -242,6 +254,11 @@ export class ServiceMetrics {
 
   sessionStarted(): void {
     this.started.inc();
+  }
+
+  /** Where a started session's browser came from. */
+  sessionBrowser(from: "warm" | "launched" | "attached"): void {
+    this.browsers.inc({ from });
   }
 
   endedByWatchdog(what: "memory" | "disk"): void {

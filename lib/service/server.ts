@@ -218,6 +218,8 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     async listen(host, port) {
       const address = await app.listen({ host, port });
       await cluster?.announce(internalAddress(address, host), sessions);
+      // Warm browsers once the service listens: a cold start is not slowed by their launch.
+      sessions.warmUp();
       return address;
     },
     async close() {

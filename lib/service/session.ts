@@ -22,6 +22,7 @@ import { LiveOperation, watchingModelCalls } from "./dashboard/liveOperation.js"
 import { ShownText } from "./dashboard/shownText.js";
 import { SessionBusyError, SessionGone } from "./serviceErrors.js";
 import { browserOptions, openBrowser, type SessionBrowser } from "./sessionBrowser.js";
+import type { TakenBrowser } from "./warmBrowsers.js";
 
 /** What `/start` asks for, once parsed, and the key that came with it (never kept beyond it). */
 export interface SessionInit {
@@ -60,6 +61,8 @@ export interface SessionInit {
   runAs?: RunAs;
   /** What /start's `browser` field asked of the browser, as the service honours it. */
   browser?: SessionBrowser;
+  /** A blank browser launched ahead for a session like this one (the warm pool): taken, not launched. */
+  warm?: TakenBrowser;
   /** How often a streamed operation says it is still at work (WAYFARER_STREAM_KEEPALIVE_MS). */
   streamKeepAliveMs?: number;
 }
@@ -172,9 +175,12 @@ export class Session {
       modelAccess: serviceModelAccess(init.rule),
       pageLimit: init.pageLimit,
       // CDP over a pipe: the browser listens on no port; clients reach it only through our proxy.
-      confine: init.runAs ? { runAs: init.runAs } : {},
+      confine: {
+        ...(init.runAs ? { runAs: init.runAs } : {}),
+        ...(init.warm ? { warm: init.warm.warm } : {}),
+      },
     });
-    const context = await openBrowser(engine, init.browser, init.viewport);
+    const context = await openBrowser(engine, init.browser, init.viewport, init.warm !== undefined);
     const limit = init.pageLimit;
     if (limit) {
       // Counted by the browser itself: also the pages of contexts a CDP client makes, and

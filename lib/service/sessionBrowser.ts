@@ -41,6 +41,16 @@ export interface SessionBrowser {
 type Viewport = { width: number; height: number };
 
 /**
+ * Whether a blank browser launched ahead (lib/service/warmBrowsers.ts) is the browser this
+ * session would launch: no launch option of the caller's (a binary, switches, a profile, a
+ * locale's `--accept-lang`: all set at launch) and no browser of the caller's. What is set once
+ * the browser runs (the viewport, page emulation, downloads) is set on it as on a fresh one.
+ */
+export function warmWillDo(browser: SessionBrowser | undefined): boolean {
+  return !browser?.attach && Object.keys(browser?.launch ?? {}).length === 0;
+}
+
+/**
  * The engine options of the session's browser. Launched: every request through the egress guard.
  * Attached: the caller's browser reaches the caller's network, not ours, so no guard (its address
  * was judged by the rule instead); no page cap, watchdog or browser user either, which guard this
@@ -71,6 +81,8 @@ export async function openBrowser(
   engine: Engine,
   browser: SessionBrowser | undefined,
   viewport: Viewport | undefined,
+  /** A browser launched ahead, at the default window size: its windows take the viewport's. */
+  warm = false,
 ): Promise<Context> {
   const limit = browser?.connectTimeoutMs;
   const attach = browser?.attach;
@@ -93,6 +105,7 @@ export async function openBrowser(
         { cause: error },
       );
     });
+    if (warm && viewport) await sizeWindows(context, viewport);
     if (browser?.pages) await emulatePages(context, browser.pages, viewport);
     if (browser?.downloads) await setDownloads(context, browser.downloads);
     return context;
@@ -155,6 +168,24 @@ async function emulatePages(
   // A page closed meanwhile has nothing to emulate: not an error.
   playwright.on("page", (page) => void emulate(page).catch(() => {}));
   await Promise.all(context.pages().map((page) => emulate(page.playwrightPage)));
+}
+
+/**
+ * A browser launched with a viewport has windows of that size (`--window-size`, what
+ * `window.outerWidth` reads); a warm one was launched before the viewport was known, so each of
+ * its windows is given that size, the first now and each new one as it opens.
+ */
+async function sizeWindows(context: Context, viewport: Viewport): Promise<void> {
+  const playwright = context.playwrightContext;
+  const size = async (page: PlaywrightPage) => {
+    const cdp = await playwright.newCDPSession(page);
+    const { windowId } = await cdp.send("Browser.getWindowForTarget");
+    await cdp.send("Browser.setWindowBounds", { windowId, bounds: viewport });
+    await cdp.detach().catch(() => {});
+  };
+  // A page closed meanwhile has no window to size: not an error.
+  playwright.on("page", (page) => void size(page).catch(() => {}));
+  await Promise.all(context.pages().map((page) => size(page.playwrightPage).catch(() => {})));
 }
 
 async function browserUserAgent(context: Context): Promise<string | undefined> {

@@ -12,7 +12,9 @@ import type { ServiceMetrics } from "./metrics.js";
 import { type QuotaCounters, Quotas } from "./quotas.js";
 import { ServiceFull, ServiceStopping, SessionNotFound } from "./serviceErrors.js";
 import { Session, type SessionInit } from "./session.js";
+import { warmWillDo } from "./sessionBrowser.js";
 import { type Excess, excessText, SessionWatch } from "./sessionWatch.js";
+import { WarmBrowsers } from "./warmBrowsers.js";
 
 /** Told of each session that starts and ends, and when room changes (the shared registry). */
 export interface SessionWatcher {
@@ -36,6 +38,8 @@ export class Sessions {
   private readonly quotas: Quotas;
   /** Whom each session's browser runs as (a uid of its own, when we are root). */
   readonly browserUsers: BrowserUsers;
+  /** Blank browsers launched ahead (WAYFARER_WARM_BROWSERS); undefined: every start launches. */
+  readonly warmBrowsers: WarmBrowsers | undefined;
 
   constructor(
     private readonly config: ServiceConfig,
@@ -47,6 +51,18 @@ export class Sessions {
     this.watcher = shared?.watcher;
     this.quotas = new Quotas(config.limits, shared?.watcher.counters, metrics);
     this.browserUsers = new BrowserUsers(config.browserUsers);
+    this.warmBrowsers =
+      config.warmBrowsers > 0
+        ? new WarmBrowsers({
+            size: config.warmBrowsers,
+            capacity: config.maxSessions,
+            others: () => this.live.size + this.starting.size,
+            newId: this.newId,
+            users: this.browserUsers,
+            rule: config.rule,
+            warn: config.warn,
+          })
+        : undefined;
     // Looked for four times per idle period: a session outlives its idle time by a quarter at most.
     const every = Math.min(Math.max(config.idleMs / 4, 250), 30_000);
     this.reaper = setInterval(() => void this.endIdle(), every);
@@ -74,7 +90,7 @@ export class Sessions {
           : `The service is full: ${this.config.maxSessions} sessions at most (WAYFARER_MAX_SESSIONS); end one or try again later.`,
       );
     }
-    const opening = this.open(this.newId(), init);
+    const opening = this.open(init);
     this.starting.add(opening);
     try {
       const session = await opening.catch((error: unknown) => {
@@ -108,26 +124,46 @@ export class Sessions {
     }
   }
 
-  /** Takes the project's slot, then launches; the slot is given back when the launch fails. */
-  private async open(id: string, init: SessionInit): Promise<Session> {
-    await this.quotas.takeSlot(init.project, id);
+  /**
+   * Takes a warm browser when one will do (it carries the session's id and user), then the
+   * project's slot, then opens; the slot is given back when opening fails, and a warm browser
+   * the session never used goes back to the pool.
+   */
+  private async open(init: SessionInit): Promise<Session> {
+    // Before any await: the browser passes from the pool to the starting sessions at once.
+    const taken = warmWillDo(init.browser) ? this.warmBrowsers?.take() : undefined;
+    const id = taken?.id ?? this.newId();
+    try {
+      await this.quotas.takeSlot(init.project, id);
+    } catch (error) {
+      if (taken) this.warmBrowsers?.giveBack(taken);
+      throw error;
+    }
     try {
       // A caller's own browser (attached) is no process of this host: no user, no page cap.
       const ours = !init.browser?.attach;
+      // A fresh launch beside the pool's browsers: the pool gives up room it no longer has.
+      if (ours && !taken) this.warmBrowsers?.trim();
       const runAs = ours ? this.browserUsers.take(id) : undefined;
-      return await Session.open(id, {
+      const session = await Session.open(id, {
         ...init,
         spendGuard: this.metrics.metered(init.project, this.quotas.spendGuard(init.project)),
         ...(ours
           ? { pageLimit: { max: this.config.limits.maxPages, setBy: "WAYFARER_MAX_PAGES" } }
           : {}),
         ...(runAs ? { runAs } : {}),
+        ...(taken ? { warm: taken } : {}),
       });
+      this.metrics.sessionBrowser(taken ? "warm" : ours ? "launched" : "attached");
+      return session;
     } catch (error) {
       // The launch left nothing running (Session.open's promise): its user is free again.
       this.browserUsers.give(id);
       this.quotas.releaseSlot(id);
       throw error;
+    } finally {
+      // The next one is launched once this session has its browser, not while it gets it.
+      if (taken) setImmediate(() => this.warmBrowsers?.fill());
     }
   }
 
@@ -158,6 +194,8 @@ export class Sessions {
     this.quotas.releaseSlot(session.id);
     this.watcher?.ended(session);
     await session.end(why).finally(giveUser);
+    // Its room is free again: the pool may take it.
+    this.warmBrowsers?.fill();
   }
 
   /**
@@ -225,9 +263,23 @@ export class Sessions {
     return this.config.maxSessions;
   }
 
-  /** Browser users left to hand out; undefined: every browser runs as the service's user. */
+  /**
+   * Browser users left for new sessions (a waiting warm browser's goes to the session that
+   * takes it); undefined: every browser runs as the service's user.
+   */
   get usersLeft(): number | undefined {
-    return this.browserUsers.left;
+    const left = this.browserUsers.left;
+    return left === undefined ? undefined : left + (this.warmBrowsers?.ready ?? 0);
+  }
+
+  /** Warm browsers waiting for a session (/metrics). */
+  get warm(): number {
+    return this.warmBrowsers?.ready ?? 0;
+  }
+
+  /** The pool starts filling (the service listens: a cold start is not slowed by it). */
+  warmUp(): void {
+    this.warmBrowsers?.start();
   }
 
   get isFull(): boolean {
@@ -244,8 +296,12 @@ export class Sessions {
     this.stopping = true;
     clearInterval(this.reaper);
     this.watch.stop();
-    await Promise.allSettled([...this.starting]);
-    await Promise.all(this.all().map((s) => this.retire(s).catch(() => {})));
+    await Promise.all([
+      this.warmBrowsers?.close(),
+      Promise.allSettled([...this.starting]).then(() =>
+        Promise.all(this.all().map((s) => this.retire(s).catch(() => {}))),
+      ),
+    ]);
   }
 
   private async endIdle(): Promise<void> {

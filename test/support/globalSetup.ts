@@ -10,6 +10,9 @@ let xvfb: ChildProcess | undefined;
 
 export async function setup(): Promise<void> {
   if (packAvailable()) await chromiumPack();
+  // Services the tests start in processes of their own launch one browser per session and no
+  // more (their checks count them); the warm pool's own tests turn it on.
+  process.env.WAYFARER_WARM_BROWSERS ??= "0";
   if (!process.env.DISPLAY && existsSync("/usr/bin/Xvfb")) {
     process.env.DISPLAY = await startXvfb();
   }
