@@ -1,12 +1,22 @@
 /**
  * deploy/wayfarer.service and deploy/Dockerfile, as docs/guide/service.md shows them: the unit
  * passes systemd's own check (systemd-analyze verify, its paths pointed at this checkout) and
- * runs the entry itself with SIGTERM to it alone and time to stop; the Dockerfile's entry point
- * is the entry, what it copies exists, and its Node meets the floor. (What SIGTERM then does is
- * test/service/entry.test.ts's.) No container is built here: no Docker daemon or base image.
+ * runs node on the entry with SIGTERM to it alone and time to stop; the Dockerfile builds in one
+ * stage and runs node on the built entry in the other, what it copies exists (everything the
+ * build reads, everything the built service reads), and its Node meets the floor. (What SIGTERM
+ * then does is test/service/entry.test.ts's.) No container is built here: no Docker daemon or
+ * base image.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import semver from "semver";
@@ -39,8 +49,8 @@ const hasAnalyze = spawnSync("systemd-analyze", ["--version"]).status === 0;
 describe("deploy/wayfarer.service", () => {
   const unit = Object.fromEntries(settings(UNIT, "="));
 
-  it("runs the entry itself, SIGTERM to it alone, with more time to stop than the service takes", () => {
-    expect(unit.ExecStart).toMatch(/\/bin\/wayfarer-service$/);
+  it("runs node on the entry, SIGTERM to it alone, with more time to stop than the service takes", () => {
+    expect(unit.ExecStart).toBe("/usr/bin/node /opt/wayfarer/bin/wayfarer-service");
     expect(unit.KillSignal).toBe("SIGTERM");
     expect(unit.KillMode).toBe("mixed");
     expect(Number(unit.TimeoutStopSec)).toBeGreaterThan(SERVICE_STOP_S);
@@ -81,22 +91,57 @@ describe("deploy/wayfarer.service", () => {
 });
 
 describe("deploy/Dockerfile", () => {
-  const lines = settings(DOCKERFILE, " ");
-  const all = (instruction: string) => lines.filter(([i]) => i === instruction).map(([, v]) => v!);
+  /** Its stages, each its instructions: the build, then what runs. */
+  const stages = DOCKERFILE.split(/^(?=FROM )/m)
+    .filter((part) => part.startsWith("FROM "))
+    .map((part) => settings(part, " "));
+  const all = (instruction: string, stage = stages.at(-1)!) =>
+    stage.filter(([i]) => i === instruction).map(([, v]) => v!);
+  /** The paths a stage copies from the build context (not from another stage). */
+  const copied = (stage: (typeof stages)[number]) =>
+    all("COPY", stage)
+      .filter((v) => !v.startsWith("--from="))
+      .flatMap((v) => v.split(/\s+/).slice(0, -1));
 
-  it("has the entry as its entry point, in exec form, and stops it with SIGTERM", () => {
-    expect(all("ENTRYPOINT")).toEqual(['["/opt/wayfarer/bin/wayfarer-service"]']);
+  it("runs node on the built entry, in exec form, and stops it with SIGTERM", () => {
+    expect(stages).toHaveLength(2);
+    expect(all("ENTRYPOINT")).toEqual(['["node", "/opt/wayfarer/dist/wayfarer-service.js"]']);
     expect(all("STOPSIGNAL")).toEqual(["SIGTERM"]);
     expect(all("WORKDIR")).toEqual(["/opt/wayfarer"]);
+    // The build, made by the first stage's npm ci (prepare), is what the second copies.
+    expect(all("RUN", stages[0])).toEqual(["npm ci --no-audit --no-fund"]);
+    expect(all("COPY")).toContain("--from=build /opt/wayfarer/dist ./dist");
   });
 
-  it("copies files that exist, everything the entry loads among them", () => {
-    const sources = all("COPY").flatMap((v) => v.split(/\s+/).slice(0, -1));
-    for (const source of sources) expect(existsSync(join(ROOT, source)), source).toBe(true);
-    // What bin/wayfarer-service reads: tsconfig.json, lib/ (all of the service), package.json.
-    expect(sources).toEqual(
-      expect.arrayContaining(["package.json", "package-lock.json", "tsconfig.json", "bin", "lib"]),
+  it("copies files that exist: what the build reads, then what the built service reads", () => {
+    for (const source of stages.flatMap(copied)) {
+      expect(existsSync(join(ROOT, source)), source).toBe(true);
+    }
+    // What scripts/build.ts reads: the settings, the entry's stamp check, lib/ (the service).
+    expect(copied(stages[0]!)).toEqual(
+      expect.arrayContaining([
+        "package.json",
+        "package-lock.json",
+        "tsconfig.json",
+        "bin",
+        "scripts/build.ts",
+        "lib",
+      ]),
     );
+    // What the built service reads from its sources' places: package.json, and every file of
+    // lib/ that is not compiled into it (the dashboard's pages).
+    const runtime = copied(stages[1]!);
+    expect(runtime).toContain("package.json");
+    const assets = readdirSync(join(ROOT, "lib"), { recursive: true, encoding: "utf8" }).filter(
+      (file) => !file.endsWith(".ts") && statSync(join(ROOT, "lib", file)).isFile(),
+    );
+    expect(assets.length).toBeGreaterThan(0);
+    for (const asset of assets) {
+      expect(
+        runtime.some((source) => `lib/${asset}`.startsWith(`${source}/`)),
+        `lib/${asset}`,
+      ).toBe(true);
+    }
     const lib = join(ROOT, "lib");
     const outside = readdirSync(lib, { recursive: true, encoding: "utf8" })
       .filter((file) => file.endsWith(".ts"))
@@ -110,11 +155,12 @@ describe("deploy/Dockerfile", () => {
   });
 
   it("starts from a Node line the floor admits", () => {
-    const from = all("FROM")[0]!;
-    const major = from.match(/^node:(\d+)/)?.[1];
-    expect(major).toBeDefined();
     const floor = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).engines.node;
-    // The image's tag follows its line's latest release.
-    expect(semver.satisfies(`${major}.99.0`, floor)).toBe(true);
+    for (const stage of stages) {
+      const major = all("FROM", stage)[0]!.match(/^node:(\d+)/)?.[1];
+      expect(major).toBeDefined();
+      // The image's tag follows its line's latest release.
+      expect(semver.satisfies(`${major}.99.0`, floor)).toBe(true);
+    }
   });
 });
