@@ -30,9 +30,16 @@ export interface PageReading {
 export const UNCHANGED_OUTLINE =
   "The page has not changed since the outline you read last: it and its ids still hold.";
 
-/** Reads the page now, with the identities of its ids, and remembers it as the one read. */
-export async function readPage(run: AgentRun, deadline: Deadline): Promise<PageReading> {
-  const { reading, snapshot } = await outlineNow(run, deadline, true);
+/**
+ * Reads the page now, with the identities of its ids, and remembers it as the one read. `part`:
+ * that part of an outline over the token budget (from 1), not the one in view.
+ */
+export async function readPage(
+  run: AgentRun,
+  deadline: Deadline,
+  options: { part?: number } = {},
+): Promise<PageReading> {
+  const { reading, snapshot } = await outlineNow(run, deadline, true, options.part);
   // Out of time, the tool answers with an error: this reading never reaches the model.
   if (deadline.signal.aborted) throw deadline.signal.reason;
   const unchanged = run.seen.outline?.text === reading.text;
@@ -106,13 +113,24 @@ function scrollAndFocus(): string {
   return `${offsets.join(" ")} ${focus}`;
 }
 
-async function outlineNow(run: AgentRun, deadline: Deadline, identities: boolean) {
+async function outlineNow(run: AgentRun, deadline: Deadline, identities: boolean, asked?: number) {
   const page = run.page();
   const snapshot = await snapshotFor(page, { identities }, run.actSettings, deadline);
-  // Over the token budget, the part in view; scrolling brings the rest.
+  const parts = Math.max(1, snapshot.chunks.length);
+  if (asked !== undefined && asked > parts) {
+    throw new Error(
+      `the page's outline has ${parts === 1 ? "one part" : `${parts} parts`}; there is no part ${asked}`,
+    );
+  }
+  // Over the token budget, the part in view (scrolling brings the rest), or the one asked for.
+  const at = asked === undefined ? snapshot.startChunk : asked - 1;
+  const where =
+    asked === undefined
+      ? ", the part in view; scroll for the rest"
+      : "; ask for another by its number";
   const part =
     snapshot.chunks.length > 1
-      ? `(part ${snapshot.startChunk + 1} of ${snapshot.chunks.length}, the part in view; scroll for the rest)\n${snapshot.chunks[snapshot.startChunk]!.text}`
+      ? `(part ${at + 1} of ${snapshot.chunks.length}${where})\n${snapshot.chunks[at]!.text}`
       : snapshot.text;
   const url = page.url();
   return { reading: { text: `URL: ${url}\n${part}`, part, url }, snapshot };

@@ -3,11 +3,13 @@
  * values become their `%name%`, keys are redacted. The shapes are the protocol's (CallToolResult),
  * written here so that only server.ts imports the SDK.
  */
+
+import { StaleIdError } from "../agent/elementById.js";
 import { scrub } from "../agent/loop.js";
 import type { ToolOutput } from "../agent/tools/defineTool.js";
 import type { Redactor } from "../log.js";
 import type { Variables } from "../options.js";
-import { readableMessage, surface } from "../readableError.js";
+import { readableError, readableMessage, surface } from "../readableError.js";
 
 export type ToolContent =
   | { type: "text"; text: string }
@@ -25,28 +27,43 @@ export function textAnswer(text: string): ToolAnswer {
   return { content: [{ type: "text", text }] };
 }
 
-/** An agent tool's output: its text, and its picture as an image block. */
+/**
+ * An agent tool's output: its text, and its picture as an image block. An action that was not
+ * done (act's "Failed: …") is a tool error too, though its text also shows the page after.
+ */
 export function fromOutput(output: ToolOutput): ToolAnswer {
   const content: ToolContent[] = [{ type: "text", text: output.text }];
   if (output.image) {
     content.push({ type: "image", data: output.image.toString("base64"), mimeType: "image/png" });
   }
-  return { content };
+  const failed = output.failed !== undefined || output.action?.success === false;
+  return failed ? { content, isError: true } : { content };
 }
 
 /**
- * A failed call as the model reads it: the error's class and one readable line (the same words
- * the agent's model gets), with Playwright's whole text sent to `debug` instead.
+ * A failed call as the model reads it: one readable line (the same words the agent's model gets)
+ * after the error's class when that says more than "an error", with Playwright's whole text sent
+ * to `debug` instead. A stale id keeps its class: it is the model's cue to read again, with the
+ * tool that is called read here (the agent's is outline).
  */
 export function errorAnswer(
   tool: string,
   error: unknown,
   debug: (detail: string) => void,
 ): ToolAnswer {
-  const shown = surface(tool, error, debug);
-  const name = shown instanceof Error && shown.name !== "Error" ? `${shown.name}: ` : "";
-  return { content: [{ type: "text", text: `${name}${readableMessage(shown)}` }], isError: true };
+  const shown = surface(tool, error, debug, (e) =>
+    e instanceof StaleIdError ? e : readableError(tool, e),
+  );
+  const name = shown instanceof Error && !GENERIC.has(shown.name) ? `${shown.name}: ` : "";
+  const text = `${name}${readableMessage(shown)}`.replace(
+    /\bwith outline\b/g,
+    "with the read tool",
+  );
+  return { content: [{ type: "text", text }], isError: true };
 }
+
+/** Error classes whose name tells the model nothing. */
+const GENERIC = new Set(["Error", "ServiceError"]);
 
 /**
  * The answer as it may leave the server: every text, and the structured data, with the values

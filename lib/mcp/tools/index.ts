@@ -9,6 +9,23 @@ import type { Variables } from "../../options.js";
 import type { Deadline } from "../../timeout.js";
 import type { HostBrowser, McpOptions } from "../host.js";
 import type { ToolAnswer } from "../results.js";
+import act from "./act.js";
+import agent from "./agent.js";
+import back from "./back.js";
+import click from "./click.js";
+import extract from "./extract.js";
+import fill from "./fill.js";
+import fillForm from "./fillForm.js";
+import hover from "./hover.js";
+import observe from "./observe.js";
+import open from "./open.js";
+import press from "./press.js";
+import read from "./read.js";
+import screenshot from "./screenshot.js";
+import scroll from "./scroll.js";
+import select from "./select.js";
+import tabs from "./tabs.js";
+import type from "./type.js";
 
 /** MCP's tool hints, for clients that ask before a call that changes something. */
 export interface ToolAnnotations {
@@ -53,4 +70,23 @@ export interface McpTool<S extends z.ZodObject = z.ZodObject> {
   handle(input: z.output<S>, call: ToolCall): Promise<ToolAnswer>;
 }
 
-export const MCP_TOOLS: readonly McpTool[] = [];
+/** In the order a client lists them: reading and acting by id first, then the model's. */
+export const MCP_TOOLS: readonly McpTool[] = [
+  open,
+  back,
+  read,
+  click,
+  fill,
+  type,
+  select,
+  press,
+  hover,
+  scroll,
+  fillForm,
+  screenshot,
+  tabs,
+  act,
+  extract,
+  observe,
+  agent,
+] as McpTool[];

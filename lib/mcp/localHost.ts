@@ -1,0 +1,111 @@
+/**
+ * The host of `npm run mcp`: one browser for the one client, chosen by the options' env (LOCAL
+ * here, or a Wayfarer service's session for REMOTE), launched by the first tool call so that
+ * listing the tools starts nothing. A browser that ended under the session (a crash, a closed
+ * window) is started again by the next call; the session's notice tells the model so.
+ */
+import type { Context } from "../browser/context.js";
+import type { Engine } from "../engine/engine.js";
+import { createEngine } from "../engine/select.js";
+import { agentDepsFor } from "../engine/toolDeps.js";
+import { ServiceError, ServiceInitError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { MetricsRecorder } from "../metrics.js";
+import { checkEnvironment } from "../optionChecks.js";
+import { parseInput, type V3Options, V3OptionsSchema } from "../options.js";
+import { rawDetail, readableReason } from "../readableError.js";
+import { secretsOf } from "../secrets.js";
+import { awaitAtMost, untilAborted } from "../timeout.js";
+import type { HostBrowser, McpHost } from "./host.js";
+
+/** A graceful close gets this long before the browser is ended outright. */
+const GRACEFUL_CLOSE_MS = 1_000;
+
+interface Open {
+  engine: Engine;
+  browser: HostBrowser;
+}
+
+export function localHost(o: { options: V3Options; logger: Logger }): McpHost {
+  const { logger } = o;
+  // Environment errors (a missing key for REMOTE, a bad option) stop the server at its start.
+  checkEnvironment(o.options);
+  const options = parseInput(V3OptionsSchema, o.options, "the MCP server's options");
+  for (const secret of secretsOf(options)) logger.redactor.add(secret);
+  const metrics = new MetricsRecorder();
+  let open: Open | undefined;
+  let starting: Promise<HostBrowser> | undefined;
+  let closing: Promise<void> | undefined;
+
+  async function start(): Promise<HostBrowser> {
+    const engine = createEngine({
+      options,
+      logger,
+      hooks: {
+        onNavigate: () => {},
+        scrub: (error) => logger.redactor.error(error),
+        onFailure: (method, detail) => logger.debug("page", `${method} failed`, { detail }),
+      },
+      records: { metrics },
+    });
+    let context: Context;
+    try {
+      context = await engine.init();
+    } catch (error) {
+      const cause = logger.redactor.error(error);
+      logger.debug("mcp", "the browser did not start", { detail: rawDetail(cause) });
+      throw new ServiceInitError(readableReason(cause), { cause });
+    }
+    if (closing) {
+      await engine.close({ force: true });
+      throw new ServiceError("The MCP server is closing: its browser was ended.");
+    }
+    const deps = agentDepsFor(options, logger, metrics, () => context);
+    open = { engine, browser: { context, operations: engine.operations, deps } };
+    logger.info("mcp", "browser ready", { pid: engine.browserPid, session: engine.sessionId });
+    return open.browser;
+  }
+
+  async function browser(): Promise<HostBrowser> {
+    if (closing) throw new ServiceError("The MCP server is closing: no more calls.");
+    if (open && connected(open.browser.context)) {
+      // The last tab closed (a page's window.close()): a blank one to go on with.
+      if (!open.browser.context.pages().length) await open.browser.context.newPage();
+      return open.browser;
+    }
+    if (open) {
+      logger.info("mcp", "the browser ended; starting another");
+      const ended = open;
+      open = undefined;
+      await ended.engine.close({ force: true }).catch(() => {});
+    }
+    starting ??= start().finally(() => {
+      starting = undefined;
+    });
+    return starting;
+  }
+
+  return {
+    hasModel: options.model !== undefined || options.llmClient !== undefined,
+    async around(_tool, work, signal) {
+      // A launch the client gave up on still finishes, for the next call.
+      return work(await untilAborted(browser(), signal));
+    },
+    close() {
+      closing ??= (async () => {
+        await starting?.catch(() => {});
+        const engine = open?.engine;
+        open = undefined;
+        if (!engine) return;
+        if (!(await awaitAtMost(engine.close({ force: false }), GRACEFUL_CLOSE_MS))) {
+          await engine.close({ force: true });
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+function connected(context: Context): boolean {
+  return context.playwrightContext.browser()?.isConnected() ?? true;
+}
