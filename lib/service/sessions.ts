@@ -162,8 +162,9 @@ export class Sessions {
       this.quotas.releaseSlot(id);
       throw error;
     } finally {
-      // The next one is launched once this session has its browser, not while it gets it.
-      if (taken) setImmediate(() => this.warmBrowsers?.fill());
+      // The next one is launched once this session has its browser, not while it gets it (and
+      // a failed start may have left room a waiting browser gave up).
+      setImmediate(() => this.warmBrowsers?.fill());
     }
   }
 

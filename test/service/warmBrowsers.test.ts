@@ -6,6 +6,7 @@
  * each start as before, a start that asks for launch options launches its own, and a browser
  * killed while it waits is never handed out. SIGTERM: warmPoolStop.test.ts.
  */
+import { readFileSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +16,7 @@ import { serviceConfig } from "../../lib/service/config.js";
 import { loadKeys } from "../../lib/service/keys.js";
 import { buildService, type Service } from "../../lib/service/server.js";
 import { machineWarmBrowsers } from "../../lib/service/warmBrowsers.js";
-import { liveDescendants, stillLive } from "../support/processes.js";
+import { commandLineIfLive, liveDescendants, stillLive } from "../support/processes.js";
 import { scrape } from "../support/prometheus.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -228,6 +229,46 @@ describe("warm browsers", () => {
       ).toEqual([800, 600, 800, 600]);
       expect(await running.browsersFrom("warm")).toBe(1);
       expect(await running.browsersFrom("launched")).toBe(1);
+    });
+  });
+
+  it("holds a warm browser to the sandbox's rules as a fresh one: its user and folder, the pipe, the egress guard", async () => {
+    await withService({ WAYFARER_WARM_BROWSERS: "1" }, async (running) => {
+      await running.warm(1);
+      const warm = await running.start();
+      // A locale is a launch switch: this one is launched at its start.
+      const fresh = await running.start({
+        browser: { type: "local", launchOptions: { locale: "de-DE" } },
+      });
+      expect(await running.browsersFrom("warm")).toBe(1);
+      expect(await running.browsersFrom("launched")).toBe(1);
+      const perSession = running.service.sessions.browserUsers.plan.kind === "per session";
+      const seen = [];
+      for (const { id, pid } of [warm, fresh]) {
+        const session = running.service.sessions.find(id)!;
+        const folder = statSync(session.browserFolder!);
+        const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+        const args = commandLineIfLive(pid);
+        // CDP over a pipe, no port; every request through a guard on 127.0.0.1.
+        expect(args).toContain("--remote-debugging-pipe");
+        expect(args.some((a) => a.startsWith("--remote-debugging-port"))).toBe(false);
+        expect(args.some((a) => /^--proxy-server=http:\/\/127\.0\.0\.1:\d+$/.test(a))).toBe(true);
+        // Its folder is its own, 0700, owned by the user it runs as.
+        expect(folder.mode & 0o777).toBe(0o700);
+        expect(folder.uid).toBe(uid);
+        if (perSession) expect(uid).not.toBe(0);
+        seen.push({ uid, folder: session.browserFolder });
+        // The guard refuses a private address, and its refusal reaches the session's own log.
+        await running.call(`/sessions/${id}/navigate`, { url: pages.url("basic.html") });
+        await inPage(running, id, () =>
+          fetch("http://10.0.0.1/probe", { mode: "no-cors" }).catch(() => undefined),
+        );
+        expect(session.lines.map((l) => l.message)).toContain(
+          "a request was refused by the egress rule",
+        );
+      }
+      expect(seen[0]!.folder).not.toBe(seen[1]!.folder);
+      if (perSession) expect(seen[0]!.uid).not.toBe(seen[1]!.uid);
     });
   });
 
