@@ -100,7 +100,8 @@ export async function mainDocument(
 export async function captureFrame(capture: Capture, ref: FrameRef): Promise<CapturedFrame> {
   const { owner, frameId } = ref;
   const world = await isolatedWorld(owner, frameId);
-  capture.touched.push({ owner, world });
+  const touched = { owner, world };
+  capture.touched.push(touched);
   // The action's age is taken as each request leaves: the page's clock need not agree with ours.
   const request = () => ({
     key: capture.key,
@@ -118,6 +119,9 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
     if ((await revealClosedRoots(owner, world, capture.key, lines)) === 0) break;
     lines = await serialize(owner, world, request());
   }
+  // The walk removed its stash itself: one message less for the clean-up.
+  const at = capture.touched.lastIndexOf(touched);
+  if (!lines.kept && at >= 0) capture.touched.splice(at, 1);
   const children = new Map<number, CapturedFrame>();
   if (lines.frame.some((f) => f >= 0)) {
     const childIds = await contentFrameIds(owner, world, capture.key);

@@ -52,6 +52,8 @@ export interface FrameLines {
   title: string;
   /** A scope was expected and is gone (its document was replaced). */
   scopeLost: boolean;
+  /** The capture's stash is still in the frame's world (later steps read it): clean it up. */
+  kept: boolean;
   viewportHeight: number;
   scrollY: number;
 }

@@ -91,6 +91,7 @@ export function serializeFrame(
     quietFor,
     title: collapse(document.title),
     scopeLost: request.expectScope && !stash.scope,
+    kept: true,
     viewportHeight: window.innerHeight,
     scrollY: window.scrollY,
   };
@@ -458,5 +459,11 @@ export function serializeFrame(
   emit(entries, 0);
   out.candidates = stash.candidates.length;
   if (out.candidates) out.elements = document.getElementsByTagName("*").length;
+  // Nothing after this walk reads the stash (no host to ask CDP about, no frame to find, no
+  // scope or ignored elements): it goes now, and the capture needs no clean-up call here.
+  if (!out.candidates && !stash.frames.length && !stash.scope && !stash.ignore) {
+    delete g[request.key];
+    out.kept = false;
+  }
   return out;
 }
