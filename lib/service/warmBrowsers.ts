@@ -21,6 +21,7 @@ import { launchProfile } from "../engine/select.js";
 import type { AddressRule } from "../net/addressRule.js";
 import { LocalBrowserLaunchOptionsSchema } from "../options.js";
 import { readableReason } from "../readableError.js";
+import { untilAborted } from "../timeout.js";
 import type { BrowserUsers } from "./browserUsers.js";
 
 /** As a session's own launch may take (lib/engine/select.ts). */
@@ -264,12 +265,13 @@ const DEFAULT_LAUNCH = LocalBrowserLaunchOptionsSchema.parse({});
 /**
  * The blank tab a session's first page would be, opened now: it is what a session would open
  * first thing (lib/engine/localEngine.ts), and the engine that takes the browser adopts it.
+ * Within the launch's limit, and cut short by the service's stop.
  */
 async function firstPage(launched: LaunchedBrowser, signal: AbortSignal): Promise<Page> {
   const context = launched.browser.contexts()[0];
   if (!context) throw new Error("the browser has no default context");
-  signal.throwIfAborted();
-  return context.newPage();
+  const bounded = AbortSignal.any([signal, AbortSignal.timeout(LAUNCH_TIMEOUT_MS)]);
+  return untilAborted(context.newPage(), bounded);
 }
 
 /**
