@@ -247,8 +247,9 @@ export class WarmBrowsers {
     const waitMs =
       this.failures <= 1 ? 0 : Math.min(RETRY_MS.most, RETRY_MS.first * 2 ** (this.failures - 2));
     this.parts.warn(`warning: ${what}; another in ${Math.round(waitMs / 1000)} s`);
+    // Never at once: take() finds a dead one before its start counts as starting.
     if (waitMs === 0) {
-      this.fill();
+      setImmediate(() => this.fill());
       return;
     }
     clearTimeout(this.retry);

@@ -86,6 +86,12 @@ async function withService(
   }
 }
 
+/** A process's state letter from /proc (Z: dead, not yet reaped). */
+const processState = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2)[0];
+};
+
 /** What the session's page says of itself, read in its browser. */
 const inPage = <T>(running: Running, id: string, script: () => T): Promise<T> =>
   running.service.sessions.find(id)!.activePage()!.playwrightPage.evaluate(script);
@@ -286,6 +292,18 @@ describe("warm browsers", () => {
       const [replaced] = await running.warm(1);
       expect(replaced).not.toBe(killed);
       expect(await stillLive([killed!])).toEqual([]);
+
+      // Dead before the service has heard of it (its pipe's end not yet read): the take itself
+      // finds it out, and a fresh start would launch.
+      const [next] = await running.warm(1);
+      terminateGroup(next!);
+      const until = Date.now() + 2_000;
+      while (processState(next!) !== "Z" && Date.now() < until) {
+        // Without yielding: the event loop must not read the closed pipe first.
+      }
+      expect(processState(next!)).toBe("Z");
+      expect(running.service.sessions.warmBrowsers!.take()).toBeUndefined();
+      expect(await running.warm(1)).not.toContain(next);
     });
   });
 });
