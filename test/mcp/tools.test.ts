@@ -78,8 +78,12 @@ describe("MCP tools without a model", () => {
     expect(textOf(first)).toMatch(/^1 cups$/m);
     // An id given as a number works too: models write them either way.
     expect(textOf(await call("click", { id: Number(add) }))).toMatch(/^2 cups$/m);
+    // Calls sent at once run one after the other, each on the page the one before left.
+    const both = await Promise.all([call("click", { id: add }), call("click", { id: add })]);
+    expect(both.map((r) => r.isError ?? false)).toEqual([false, false]);
+    expect(textOf(both[1]!)).toMatch(/^4 cups$/m);
     await call("hover", { id: add });
-    expect(await onPage(host, (p) => p.locator("#count").textContent())).toBe("2 cups");
+    expect(await onPage(host, (p) => p.locator("#count").textContent())).toBe("4 cups");
   });
 
   it("fills fields and presses Enter by id: the form is submitted with what was typed", async () => {
@@ -175,6 +179,17 @@ describe("MCP tools without a model", () => {
     const scrolled = textOf(await call("scroll", { direction: "down", screens: 3 }));
     expect(scrolled).toMatch(/^Scrolled down; the page is at \d+% of its height\.\nURL: /);
     expect(scrolled).toMatch(/\(part [2-9]\d* of \d+, the part in view/);
+  });
+
+  it("starts a new browser when its browser ended, and says so once", async () => {
+    const { call, host } = await mcp.connect();
+    await call("open", { url: server.url("agent/counter.html") });
+    await onPage(host, (p) => p.context().browser()!.close());
+    const after = await call("open", { url: server.url("agent/signup.html") });
+    expect(after.isError).toBeFalsy();
+    expect(textOf(after)).toMatch(/^A new browser was started \(the one before had ended\)/);
+    expect(textOf(after)).toContain('textbox "Email"');
+    expect(textOf(await call("read", { fresh: true }))).not.toContain("A new browser");
   });
 
   it("answers errors as tool errors the model reads, and goes on", async () => {

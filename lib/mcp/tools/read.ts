@@ -14,6 +14,7 @@ const inputSchema = z.object({
     .number()
     .int()
     .min(1)
+    .max(1_000)
     .optional()
     .describe(
       "Of an outline too long for one answer, this part (1 = the top); default the part in view",

@@ -14,6 +14,7 @@ const inputSchema = z
       .number()
       .int()
       .min(1)
+      .max(1_000)
       .optional()
       .describe("switch, close: the tab's number in the list (1 = the first)"),
   })
