@@ -13,12 +13,11 @@
  *
  * Alone: see /work/briefs/bench34.md (BENCH_COLD_ROUNDS=n).
  */
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Readable } from "node:stream";
 import { stop as stopEsbuild } from "esbuild";
 import { ensureBuilt } from "../../scripts/build.js";
 import { liveDescendants } from "../../test/support/processes.js";
@@ -37,8 +36,14 @@ export interface ColdStarter {
   name: string;
   command: [string, ...string[]];
   env: (dataDir: string) => Record<string, string>;
-  /** Matches its "listening" line; group 1 is `http://127.0.0.1:PORT`. */
+  /** Matches its "listening" line (stdout or stderr); group 1 is `http://127.0.0.1:PORT`. */
   listening: RegExp;
+  /** How it is stopped once measured: SIGTERM (the default), or SIGKILL for one slow to stop. */
+  stopSignal?: "SIGTERM" | "SIGKILL";
+  /** Run before each start, not timed. */
+  before?: () => Promise<unknown>;
+  /** A line it must print, else the start measured something else. */
+  says?: RegExp;
 }
 
 interface Start {
@@ -95,10 +100,11 @@ function cpuMs(pid: number): number {
 }
 
 async function startOnce(starter: ColdStarter): Promise<Start> {
+  await starter.before?.();
   const dataDir = await mkdtemp(join(tmpdir(), "wayfarer-bench-cold-"));
   const [program, ...args] = starter.command;
   const started = performance.now();
-  const child: ChildProcessByStdio<null, Readable, null> = spawn(program, args, {
+  const child = spawn(program, args, {
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: process.env.HOME ?? dataDir,
@@ -106,12 +112,14 @@ async function startOnce(starter: ColdStarter): Promise<Start> {
     },
     cwd: ROOT,
     detached: true,
-    stdio: ["ignore", "pipe", "ignore"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let printed = "";
-  child.stdout.on("data", (d: Buffer) => {
-    printed += d.toString();
-  });
+  const keep = (d: Buffer) => {
+    printed = (printed + d.toString()).slice(-16_384);
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
   let exited = false;
   const exit = new Promise<void>((resolve) =>
     child.once("exit", () => {
@@ -138,6 +146,9 @@ async function startOnce(starter: ColdStarter): Promise<Start> {
     }
     const readyMs = performance.now() - started;
     const cpu = cpuMs(child.pid!);
+    if (starter.says && !starter.says.test(printed)) {
+      throw new Error(`${starter.name} did not say ${starter.says}: ${printed}`);
+    }
     await new Promise((r) => setTimeout(r, IDLE_AFTER_MS));
     const tree = [child.pid!, ...liveDescendants(child.pid!).filter((pid) => pid !== child.pid)];
     return {
@@ -148,7 +159,7 @@ async function startOnce(starter: ColdStarter): Promise<Start> {
     };
   } finally {
     if (!exited) {
-      process.kill(-child.pid!, "SIGTERM");
+      process.kill(-child.pid!, starter.stopSignal ?? "SIGTERM");
       const killer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 15_000);
       await exit;
       clearTimeout(killer);
@@ -157,8 +168,11 @@ async function startOnce(starter: ColdStarter): Promise<Start> {
   }
 }
 
+/** The build in dist/ made current (a source may change during the bench; others edit lib/). */
+const buildIfStale = () => ensureBuilt().finally(() => stopEsbuild());
+
 export async function run(setup: { modelUrl: string }): Promise<void> {
-  const built = await ensureBuilt().finally(() => stopEsbuild());
+  const built = await buildIfStale();
   const tsx = (main: string): ColdStarter["command"] => [process.execPath, "--import", "tsx", main];
   const starters: ColdStarter[] = [
     {
@@ -166,6 +180,8 @@ export async function run(setup: { modelUrl: string }): Promise<void> {
       command: [process.execPath, join(ROOT, "bin", "wayfarer-service")],
       env: ourEnv(setup.modelUrl),
       listening: OUR_LISTENING,
+      before: buildIfStale,
+      says: /running the build in dist\//,
     },
     {
       name: "lib/ under tsx (this tree)",
@@ -186,6 +202,11 @@ export async function run(setup: { modelUrl: string }): Promise<void> {
   const reference = await referenceStarter(setup.modelUrl);
   if (reference) starters.push(reference);
 
+  await coldStarts(starters, built);
+}
+
+/** Starts each of `starters` ROUNDS + 1 times, alternating, and prints the medians. */
+export async function coldStarts(starters: ColdStarter[], built = false): Promise<void> {
   const starts = starters.map((): Start[] => []);
   for (let round = 0; round <= ROUNDS; round++) {
     for (const [i, starter] of starters.entries()) {

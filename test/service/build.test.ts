@@ -6,6 +6,7 @@
 import {
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -113,5 +114,26 @@ describe("the build in dist/", () => {
     expect(map.sources).toContain(`../${SOURCE_ENTRY}`);
     // No package is in the bundle: each loads from node_modules when (and if) it is used.
     expect(map.sources.filter((source) => source.includes("node_modules"))).toEqual([]);
+  });
+
+  it("keeps the names of the functions sent into pages as source", async () => {
+    await buildIfStale();
+    // `${fn.toString()}` pastes a function's text into a page script that declares its helpers
+    // by their own names (`const loadEnd = …`): a function the bundle renamed to dodge a
+    // clash (`loadEnd2`) would be called by a name the page does not have.
+    const lib = join(ROOT, "lib");
+    const pasted = new Set(
+      readdirSync(lib, { recursive: true, encoding: "utf8" })
+        .filter((file) => file.endsWith(".ts"))
+        .flatMap((file) => [
+          ...readFileSync(join(lib, file), "utf8").matchAll(/\$\{(\w+)\.toString\(\)\}/g),
+        ])
+        .map((m) => m[1]!),
+    );
+    expect(pasted.size).toBeGreaterThan(0);
+    const bundle = readFileSync(join(ROOT, "dist", "service.js"), "utf8");
+    for (const name of pasted) {
+      expect(bundle, name).toMatch(new RegExp(`\\bfunction ${name}\\(`));
+    }
   });
 });

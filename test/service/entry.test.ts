@@ -1,5 +1,6 @@
 /**
- * bin/wayfarer-service started as systemd runs it (its own settings, a saved key reused across
+ * bin/wayfarer-service (running the build in dist/, which the run's global setup made current)
+ * started as systemd runs it (its own settings, a saved key reused across
  * restarts and replaced by --new-key, SIGTERM to the main pid), and as the Python SDK's local
  * mode starts its server binary
  * (STAGEHAND_SEA_BINARY): no arguments, a new session and process group, the parent's
