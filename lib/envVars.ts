@@ -12,7 +12,8 @@ export type EnvGroup =
   | "cache"
   | "agent"
   | "service"
-  | "remote";
+  | "remote"
+  | "mcp";
 
 export interface EnvVar {
   /** The variable's name; `JOB_VAR_<NAME>` stands for a family. */
@@ -35,6 +36,7 @@ export const ENV_GROUPS: Record<EnvGroup, string> = {
   agent: "The agent's tools (`lib/agent/`)",
   service: "The HTTP service (`npm run service`, `lib/service/`)",
   remote: "The remote environment",
+  mcp: "The MCP server (`npm run mcp`, `bin/wayfarer-mcp`, `lib/mcp/`; `--help` lists its flags)",
 };
 
 export const ENV_VARS: readonly EnvVar[] = [
@@ -597,6 +599,68 @@ export const ENV_VARS: readonly EnvVar[] = [
     group: "remote",
     what: "Kept out of everything written (existing v3 configurations carry it). With `BB_ENV=local` and no `WAYFARER_API_KEYS`, the service's API key of project `local` (any value, loopback `HOST` only; docs/guide/clients.md).",
     secret: true,
+  },
+  {
+    name: "WAYFARER_MCP_MODEL",
+    group: "mcp",
+    what: "The model of the MCP server's act, extract, observe and agent tools, as `\"provider/model\"` (its key from the provider's variable). `--model` wins.",
+    unset: "those four tools are not listed; the others need no model",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_MCP_HEADFUL",
+    group: "mcp",
+    what: "`true`: the MCP server's local browser shows its window (needs a display). `--headful` too.",
+    unset: "headless",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_MCP_EGRESS",
+    group: "mcp",
+    what: "`true`: every request of the MCP server's local browser is guarded by the address rule (loopback, private and link-local refused). `--egress` too.",
+    unset: "off, as for the library on this machine",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_MCP_BROWSER_ARGS",
+    group: "mcp",
+    what: "Extra Chromium switches of the MCP server's local browser: a JSON array of strings, or switches separated by spaces. `--browser-arg`, repeated, wins.",
+    unset: "none",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_MCP_TOOL_TIMEOUT_MS",
+    group: "mcp",
+    what: "The most one MCP tool call may take, in ms (1000–600000); past it the call answers a tool error. `--tool-timeout-ms` wins.",
+    unset: "30000",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_MCP_AGENT_MAX_STEPS",
+    group: "mcp",
+    what: "The MCP agent tool's steps when a call names none (1–100). `--agent-max-steps` wins.",
+    unset: "20",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_MCP_VERBOSE",
+    group: "mcp",
+    what: "What the MCP server logs, as JSON lines on stderr: `0` errors, `1` info, `2` debug. `--verbose` wins.",
+    unset: "0",
+    secret: false,
+  },
+  {
+    name: "WAYFARER_MCP_VAR_<NAME>",
+    group: "mcp",
+    what: "The value of `%NAME%` for the MCP server's tools. The calling model sees the name only; answers and logs show `%NAME%`. Needs `WAYFARER_MCP_ORIGINS_<NAME>`.",
+    secret: true,
+  },
+  {
+    name: "WAYFARER_MCP_ORIGINS_<NAME>",
+    group: "mcp",
+    what: "Comma-separated origins where `WAYFARER_MCP_VAR_<NAME>` may be typed (`https://login.example.com`); anywhere else typing it is refused.",
+    unset: "required with its value: the server does not start without it",
+    secret: false,
   },
 ];
 
