@@ -64,6 +64,17 @@ const Extraction = z.object({
   extraction: z.string().describe("the extracted information, as text"),
 });
 
+/** The same wrapper for the same schema: what the model is asked is made once per schema. */
+const wrappers = new WeakMap<z.ZodType, z.ZodType>();
+function wrapperOf(wanted: z.ZodType): z.ZodType {
+  let wrapper = wrappers.get(wanted);
+  if (!wrapper) {
+    wrapper = z.object({ value: wanted });
+    wrappers.set(wanted, wrapper);
+  }
+  return wrapper;
+}
+
 /** extract's options as they arrive, parsed (the page is the one the call is about). */
 export type ExtractCallOptions = NonNullable<ExtractRequest["options"]>;
 
@@ -89,7 +100,7 @@ export async function extractData(
   const wanted: z.ZodType = schema ?? Extraction;
   // Structured output wants an object at the top: anything else is wrapped, then unwrapped.
   const wrapped = wanted instanceof z.ZodObject;
-  const asObject: z.ZodType = wrapped ? wanted : z.object({ value: wanted });
+  const asObject: z.ZodType = wrapped ? wanted : wrapperOf(wanted);
   const snapshot = await snapshotFor(page, options, settings, deadline);
   const images = options.screenshot
     ? [{ data: await page.playwrightPage.screenshot({ type: "png" }), mediaType: "image/png" }]

@@ -26,7 +26,23 @@ function describe<T extends z.ZodType>(target: T, source: z.ZodType, extra?: str
  * The schema the model answers. With `partial` (the model reads one part of the page), every
  * field may be null: a part need not show everything, and the parts' answers are merged.
  */
+/** Made once per schema (zod schemas never change): the model layer keeps its JSON Schema by it. */
+const madeFor = {
+  whole: new WeakMap<z.ZodType, z.ZodType>(),
+  partial: new WeakMap<z.ZodType, z.ZodType>(),
+};
+
 export function modelSchemaFor(schema: z.ZodType, partial = false): z.ZodType {
+  const made = partial ? madeFor.partial : madeFor.whole;
+  let answered = made.get(schema);
+  if (!answered) {
+    answered = answeredAs(schema, partial);
+    made.set(schema, answered);
+  }
+  return answered;
+}
+
+function answeredAs(schema: z.ZodType, partial: boolean): z.ZodType {
   const inner = (s: z.ZodType) => modelSchemaFor(s, partial);
   if (isUrl(schema)) return describe(z.string(), schema, LINK_ID);
   if (schema instanceof z.ZodObject) {

@@ -11,8 +11,10 @@ import {
   type ModelMessage,
   NoObjectGeneratedError,
   Output,
+  type Schema,
   type Tool,
   tool,
+  zodSchema,
 } from "ai";
 import type { z } from "zod";
 import { MissingLLMConfigurationError, TokenCapError, UnsupportedModelError } from "../errors.js";
@@ -285,7 +287,7 @@ export class ModelClient implements Models {
           model,
           system,
           messages: [{ role: "user", content }],
-          output: Output.object({ schema: call.schema }),
+          output: Output.object({ schema: answerSchema(call.schema) }),
           maxRetries: 0,
           abortSignal: call.signal,
         }),
@@ -403,4 +405,18 @@ function withoutImages(messages: ModelMessage[]): unknown {
 
 function labelOf(model: LanguageModel): string {
   return typeof model === "string" ? model : `${model.provider}/${model.modelId}`;
+}
+
+/**
+ * The SDK's form of an answer's zod schema, made once per schema: given the zod schema itself,
+ * it converts it to JSON Schema again on every call (about 0.5–1 ms for observe's).
+ */
+const answerSchemas = new WeakMap<object, Schema<unknown>>();
+function answerSchema<T>(schema: z.ZodType<T>): Schema<T> {
+  let known = answerSchemas.get(schema);
+  if (!known) {
+    known = zodSchema(schema) as Schema<unknown>;
+    answerSchemas.set(schema, known);
+  }
+  return known as Schema<T>;
 }
