@@ -6,6 +6,7 @@
  * its project on it is told why), or all at shutdown. Each counts against its project's limits.
  */
 import { randomUUID } from "node:crypto";
+import { readableReason } from "../readableError.js";
 import { BrowserUsers } from "./browserUsers.js";
 import type { ServiceConfig } from "./config.js";
 import type { ServiceMetrics } from "./metrics.js";
@@ -14,7 +15,7 @@ import { ServiceFull, ServiceStopping, SessionNotFound } from "./serviceErrors.j
 import { Session, type SessionInit } from "./session.js";
 import { warmWillDo } from "./sessionBrowser.js";
 import { type Excess, excessText, SessionWatch } from "./sessionWatch.js";
-import { WarmBrowsers } from "./warmBrowsers.js";
+import { type TakenBrowser, WarmBrowsers } from "./warmBrowsers.js";
 
 /** Told of each session that starts and ends, and when room changes (the shared registry). */
 export interface SessionWatcher {
@@ -145,16 +146,28 @@ export class Sessions {
       // A fresh launch beside the pool's browsers: the pool gives up room it no longer has.
       if (ours && !taken) this.warmBrowsers?.trim();
       const runAs = ours ? this.browserUsers.take(id) : undefined;
-      const session = await Session.open(id, {
-        ...init,
-        spendGuard: this.metrics.metered(init.project, this.quotas.spendGuard(init.project)),
-        ...(ours
-          ? { pageLimit: { max: this.config.limits.maxPages, setBy: "WAYFARER_MAX_PAGES" } }
-          : {}),
-        ...(runAs ? { runAs } : {}),
-        ...(taken ? { warm: taken } : {}),
+      const opening = (warm: TakenBrowser | undefined) =>
+        Session.open(id, {
+          ...init,
+          spendGuard: this.metrics.metered(init.project, this.quotas.spendGuard(init.project)),
+          ...(ours
+            ? { pageLimit: { max: this.config.limits.maxPages, setBy: "WAYFARER_MAX_PAGES" } }
+            : {}),
+          ...(runAs ? { runAs } : {}),
+          ...(warm ? { warm } : {}),
+        });
+      let from: "warm" | "launched" | "attached" = taken ? "warm" : ours ? "launched" : "attached";
+      const session = await opening(taken).catch((error: unknown) => {
+        if (!taken || this.stopping) throw error;
+        // It died between the pool's look and the handover (it was ended with the failure):
+        // the session gets the launch it would have had without a pool.
+        this.config.warn(
+          `warning: a warm browser failed as it was handed to a session (${readableReason(error)}); launching one instead`,
+        );
+        from = "launched";
+        return opening(undefined);
       });
-      this.metrics.sessionBrowser(taken ? "warm" : ours ? "launched" : "attached");
+      this.metrics.sessionBrowser(from);
       return session;
     } catch (error) {
       // The launch left nothing running (Session.open's promise): its user is free again.
