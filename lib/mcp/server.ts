@@ -41,28 +41,30 @@ export function buildMcpServer(host: McpHost, o: McpOptions): McpServer {
   );
   const session = new McpSession(o);
   const queue = new CallQueue();
+  /** One call: its turn in the queue, then the handler on the host's browser. */
+  const perform = (tool: McpTool, args: Record<string, unknown>, extra: Extra) =>
+    queue.run(extra.signal, () =>
+      host.around(
+        tool.name,
+        (browser) =>
+          tool.handle(
+            args,
+            session.toolCall(browser, {
+              tool: tool.name,
+              signal: extra.signal,
+              checkUrl: async (url) => host.checkUrl?.(url),
+              progress: progressTo(extra, o),
+            }),
+          ),
+        extra.signal,
+      ),
+    );
   for (const tool of MCP_TOOLS) {
     if (tool.needsModel && !host.hasModel) continue;
-    register(server, tool, (args, extra) =>
-      answer(tool, o, () =>
-        queue.run(extra.signal, () =>
-          host.around(
-            tool.name,
-            (browser) =>
-              tool.handle(
-                args,
-                session.toolCall(browser, {
-                  tool: tool.name,
-                  signal: extra.signal,
-                  checkUrl: async (url) => host.checkUrl?.(url),
-                  progress: progressTo(extra, o),
-                }),
-              ),
-            extra.signal,
-          ),
-        ),
-      ).then((result) => withNotice(result, session.takeNotice())),
-    );
+    register(server, tool, async (args, extra) => {
+      const result = await answer(tool, o, () => perform(tool, args, extra));
+      return withNotice(result, session.takeNotice());
+    });
   }
   // The host is the caller's to close (it may outlive this server: a service session); the
   // run's navigation guard is ours.

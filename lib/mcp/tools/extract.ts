@@ -25,6 +25,7 @@ export default {
   annotations: { readOnlyHint: true, openWorldHint: true },
   async handle({ instruction, schema }, call) {
     const { context, operations } = call.browser;
+    // Under the tool's time like every call on the run; the data comes out beside its text.
     let data: unknown;
     await call.onRun(async (_run, deadline) => {
       const page = activePageOf(context);

@@ -89,4 +89,4 @@ export const MCP_TOOLS: readonly McpTool[] = [
   extract,
   observe,
   agent,
-] as McpTool[];
+];
