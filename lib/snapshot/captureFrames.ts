@@ -55,17 +55,30 @@ export interface Capture {
   logger: Logger;
 }
 
-/** Sent as source, with what the walk needs as arguments and a local `__name` (see inPage.ts). */
-const SERIALIZE = `function (request) {
+/**
+ * The walk, sent as source once per document: it installs itself in the world (with what it
+ * needs, and a local `__name`: see inPage.ts) and runs. Later captures of the document call it
+ * by name (WALK), without sending its ~18 KB again for the browser and the page to parse.
+ */
+const INSTALL_AND_WALK = `function (request) {
   const __name = (f) => f;
-  return (${serializeFrame.toString()})(
+  const walk = (request) => (${serializeFrame.toString()})(
     request,
     (${pageSemantics.toString()})(),
     ${DOM_ACTIVITY_SOURCE},
     (${elementPath.toString()}),
     (${identityIn.toString()}),
   );
+  Object.defineProperty(globalThis, "__wayfarerWalk", { value: walk, configurable: true });
+  return walk(request);
 }`;
+/** The installed walk; null where it is not (a document the walk has not run in). */
+const WALK = `function (request) {
+  const walk = globalThis.__wayfarerWalk;
+  return walk ? walk(request) : null;
+}`;
+/** Per session, the worlds (by context id) the walk was installed in. */
+const walkers = new WeakMap<FrameSession, Set<number>>();
 
 export async function mainFrameRef(page: Page): Promise<FrameRef> {
   const owner = await ownSession(page, page.mainFrame());
@@ -153,16 +166,32 @@ async function serialize(
   world: number,
   request: { key: string; expectScope: boolean; actionAge: number; identities: boolean },
 ): Promise<FrameLines> {
-  const { result, exceptionDetails } = await owner.session.send("Runtime.callFunctionOn", {
-    functionDeclaration: SERIALIZE,
-    executionContextId: world,
-    arguments: [{ value: request }],
-    returnByValue: true,
-  });
-  if (exceptionDetails) {
-    throw new PageScriptError(exceptionDetails.exception?.description ?? exceptionDetails.text);
+  const walk = async (functionDeclaration: string) => {
+    const { result, exceptionDetails } = await owner.session.send("Runtime.callFunctionOn", {
+      functionDeclaration,
+      executionContextId: world,
+      arguments: [{ value: request }],
+      returnByValue: true,
+    });
+    if (exceptionDetails) {
+      throw new PageScriptError(exceptionDetails.exception?.description ?? exceptionDetails.text);
+    }
+    return result.value as FrameLines | null;
+  };
+  let installed = walkers.get(owner);
+  if (!installed) {
+    installed = new Set();
+    walkers.set(owner, installed);
   }
-  const lines = result.value as FrameLines;
+  // A context id can come back for another document (a renderer swapped on navigation): a
+  // world without the walk answers null, and gets it.
+  let lines = installed.has(world) ? await walk(WALK) : null;
+  if (lines === null) {
+    lines = (await walk(INSTALL_AND_WALK)) as FrameLines;
+    // Ids of gone documents are dropped now and then; a dropped live one only costs a resend.
+    if (installed.size >= 256) installed.clear();
+    installed.add(world);
+  }
   if (lines.scopeLost) throw new DocumentChangedError("the scope's document was replaced");
   return lines;
 }

@@ -68,4 +68,31 @@ describe("what a capture leaves in the page", () => {
     expect(pruned.text).not.toContain("Green tea");
     expect(await stashesLeft(client)).toEqual([]);
   });
+
+  it("walks each new document, also after a navigation to another site (another renderer)", async () => {
+    const client = await open("outline/shop.html");
+    const page = client.context.activePage()!;
+    expect((await snapshotOf(client)).text).toContain("Cart: empty");
+    expect((await snapshotOf(client)).text).toContain("Cart: empty");
+    await page.goto(`${server.otherSite}/outline/form.html`);
+    const other = await snapshotOf(client);
+    expect(other.text).toContain('heading "Checkout form"');
+    expect(other.text).not.toContain("Cart:");
+    await page.goto(server.url("outline/shop.html"));
+    await page.playwrightPage.evaluate(() => {
+      document.getElementById("cart")!.textContent = "Cart: white";
+    });
+    expect((await snapshotOf(client)).text).toContain("Cart: white");
+    // A world that lost the walk (as one of a new renderer reusing a context id would lack it).
+    const pw = page.playwrightPage;
+    const owner = (await ownSession(pw, pw.mainFrame()))!;
+    await owner.session.send("Runtime.evaluate", {
+      expression: "delete globalThis.__wayfarerWalk",
+      contextId: await isolatedWorld(owner, await owner.rootFrameId()),
+    });
+    expect((await snapshotOf(client)).text).toContain("Cart: white");
+    await page.goto(`${server.otherSite}/outline/form.html`);
+    expect((await snapshotOf(client)).text).toContain('heading "Checkout form"');
+    expect(await stashesLeft(client)).toEqual([]);
+  });
 });
