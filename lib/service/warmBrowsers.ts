@@ -31,8 +31,9 @@ const RETRY_MS = { first: 1_000, most: 60_000 };
 
 /**
  * The default of WAYFARER_WARM_BROWSERS: one per two cores and per 4 GiB of memory, 2 at most.
- * A waiting browser holds memory (about 75 MB of its own), and its refill is a launch that competes with
- * the sessions for CPU; past two, bursts are what it would serve, and the operator knows them.
+ * A waiting browser holds memory (about 75 MB of its own), and its refill is a launch that
+ * competes with the sessions for CPU; past two, bursts are what it would serve, and the
+ * operator knows them.
  */
 export function machineWarmBrowsers(
   cores = availableParallelism(),
@@ -45,7 +46,7 @@ export function machineWarmBrowsers(
 export interface TakenBrowser {
   id: string;
   warm: WarmBrowser;
-  /** How long it waited (for the session's log). */
+  /** How long it had waited (kept if it is given back). */
   waitedMs: number;
 }
 
