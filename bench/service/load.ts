@@ -44,6 +44,9 @@ export async function run({ kit }: { modelUrl: string; kit: ModelKitServer }): P
     WAYFARER_RATE_LIMIT: "1000000",
     // Every run asks the model, as the in-process runs do.
     WAYFARER_SERVER_CACHE: "off",
+    // No browser waiting ahead (a section that measures the pool sets it): its launches and
+    // idle browser would count in the figures of the others.
+    WAYFARER_WARM_BROWSERS: "0",
     OPENAI_BASE_URL: kit.url,
   });
   const service = await startService(serviceEnv(dataDir));

@@ -45,6 +45,9 @@ const serviceEnv = (dataDir: string, setup: SideSetup): Record<string, string> =
   WAYFARER_RATE_LIMIT: "1000000",
   // Every run asks the model.
   WAYFARER_SERVER_CACHE: "off",
+  // No browser waiting ahead (a section that measures the pool sets it): its launches and
+  // idle browser would count in the figures of the others.
+  WAYFARER_WARM_BROWSERS: "0",
   OPENAI_BASE_URL: setup.modelUrl,
   ...setup.env,
 });
