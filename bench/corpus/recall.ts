@@ -58,3 +58,39 @@ export function recall(sentences: string[], text: string): number {
   for (const s of sentences) if (haystack.includes(` ${s} `)) found++;
   return found / sentences.length;
 }
+
+/**
+ * Playwright MCP's snapshot (its YAML: `- role "name" [ref=e2] [level=1]: text`) as running
+ * text: each line gives its name and its text; `/url:` and other `/prop:` lines, roles, `[…]`
+ * attributes and YAML quoting are taken off.
+ */
+export function playwrightMcpText(snapshot: string): string {
+  return snapshot
+    .split("\n")
+    .map((line) => {
+      let body = line.trim().replace(/^- /, "");
+      if (body.startsWith("/")) return "";
+      // A key YAML had to quote: the whole `role "name" [attrs]` in single quotes.
+      const quotedKey = /^'((?:[^']|'')*)'(:?)\s*(.*)$/.exec(body);
+      if (quotedKey) body = `${quotedKey[1]!.replace(/''/g, "'")}${quotedKey[2]} ${quotedKey[3]}`;
+      const m = /^[a-z]+(?: ("(?:[^"\\]|\\.)*"))?((?: \[[^\]]*\])*):?\s*(.*)$/.exec(body);
+      if (!m) return body;
+      const name = m[1] ? unquoteJson(m[1]) : "";
+      return `${name} ${yamlScalar(m[3]!)}`.trim();
+    })
+    .join(" ");
+}
+
+function unquoteJson(s: string): string {
+  try {
+    return JSON.parse(s) as string;
+  } catch {
+    return s.slice(1, -1);
+  }
+}
+
+function yamlScalar(s: string): string {
+  if (s.startsWith('"')) return unquoteJson(s);
+  if (s.startsWith("'") && s.endsWith("'")) return s.slice(1, -1).replace(/''/g, "'");
+  return s;
+}
