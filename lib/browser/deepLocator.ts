@@ -3,13 +3,22 @@
  * out-of-process iframes, open and closed shadow roots. Nothing touches the page until an
  * action runs; the action requires exactly one match and waits for it until its deadline.
  */
-import type { ElementHandle, Page } from "playwright-core";
+import type { ElementHandle, Frame, Page } from "playwright-core";
 import { z } from "zod";
 import { InvalidSelectorError, ServiceError, XPathResolutionError } from "../errors.js";
 import { parseInput, TimeoutSchema } from "../options.js";
 import { readableError } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, sleep, withTimeout } from "../timeout.js";
 import { noteAction } from "./actionNotes.js";
+import {
+  type Aim,
+  aimClick,
+  aimClickAtXPath,
+  clickAimed,
+  type DirectClickOptions,
+  dropAim,
+  OUT_OF_VIEW,
+} from "./directClick.js";
 import {
   AmbiguousSelectorError,
   disposeAll,
@@ -64,6 +73,21 @@ const SCROLL = inPage((el: Element, { to, by }: { to?: number; by?: number }) =>
   if (by !== undefined) scroller.scrollTop += scroller.clientHeight * by;
 });
 
+/** Work an action starts on its element alongside the guard's check, undone if the guard refuses. */
+interface Preparation<P> {
+  start(element: ElementHandle, frame: Frame): Promise<P>;
+  drop(prepared: P | undefined): Promise<void>;
+}
+
+/** How an action runs besides its element's `run`. */
+interface ActWays<P> {
+  /** Its options' schema (default: just a timeout). */
+  schema?: z.ZodType;
+  prepare?: Preparation<P>;
+  /** A try before any element is resolved; true when it did the action (only for `void` actions). */
+  first?: (deadline: Deadline) => Promise<boolean>;
+}
+
 export class DeepLocator {
   /** A selector that cannot be read fails its first action, as Playwright's locators do. */
   private readonly parsed: ParsedSelector | InvalidSelectorError;
@@ -101,12 +125,39 @@ export class DeepLocator {
   }
 
   click(options: z.input<typeof ClickOptionsSchema> = {}) {
-    return this.act(
+    const click = options ?? {};
+    // A guarded click scrolls only once its guard agrees (see act's `prepare`).
+    const scroll = !this.guard;
+    return this.act<void, Aim>(
       "click",
       options,
-      (el, d) => el.click({ ...options, timeout: d.remaining() }),
-      ClickOptionsSchema,
+      async (el, d, frame, aim) => {
+        let aimed = aim;
+        if (aimed && !("end" in aimed) && aimed.wait === OUT_OF_VIEW)
+          aimed = await aimClick(this.page, frame, el);
+        // At once when the page shows nothing to wait for; else Playwright's waits and retries.
+        if (aimed && "end" in aimed && (await clickAimed(this.page, aimed, click, d))) return;
+        await el.click({ ...click, timeout: d.remaining() });
+      },
+      {
+        schema: ClickOptionsSchema,
+        first: (d) => this.clickAtOnce(click, d),
+        prepare: { start: (el, frame) => aimClick(this.page, frame, el, scroll), drop: dropAim },
+      },
     );
+  }
+
+  /**
+   * The usual click, on the outline's XPath of an element of the top document with no guard to
+   * ask: found, checked, aimed at and clicked with no element handle (each handle costs
+   * Playwright round trips of its own). False when it did not click: the handle's way then runs.
+   */
+  private async clickAtOnce(options: DirectClickOptions, d: Deadline): Promise<boolean> {
+    const { parsed } = this;
+    if (this.guard || parsed instanceof InvalidSelectorError || parsed.frames.length) return false;
+    if (parsed.target.kind !== "xpath") return false;
+    const aimed = await aimClickAtXPath(this.page, parsed.target.xpath).catch(() => undefined);
+    return aimed && "end" in aimed ? clickAimed(this.page, aimed, options, d) : false;
   }
 
   hover(options: LocatorActionOptions = {}) {
@@ -133,7 +184,7 @@ export class DeepLocator {
           await this.page.keyboard.type(key, { delay: options.delay ?? 0 });
         }
       },
-      TypeOptionsSchema,
+      { schema: TypeOptionsSchema },
     );
   }
 
@@ -205,8 +256,11 @@ export class DeepLocator {
 
   /** The element itself; the caller disposes it. */
   async elementHandle(options: LocatorActionOptions = {}): Promise<ElementHandle> {
-    return withTimeout(`${this}.elementHandle`, this.timeout(options), this.waitingFor, (d) =>
-      this.waitForOne(d),
+    return withTimeout(
+      `${this}.elementHandle`,
+      this.timeout(options),
+      this.waitingFor,
+      async (d) => (await this.waitForOne(d)).element,
     ).catch((error: unknown) => {
       throw this.surfaced("elementHandle", error);
     });
@@ -224,20 +278,33 @@ export class DeepLocator {
     );
   }
 
-  private async act<T>(
+  private async act<T, P = undefined>(
     name: string,
     options: LocatorActionOptions,
-    run: (element: ElementHandle, deadline: Deadline) => Promise<T>,
-    schema: z.ZodType = LocatorOptionsSchema,
+    run: (element: ElementHandle, deadline: Deadline, frame: Frame, prepared?: P) => Promise<T>,
+    how: ActWays<P> = {},
   ): Promise<T> {
+    const { schema = LocatorOptionsSchema, prepare, first } = how;
     parseInput(schema, options, `${this}.${name}.options`);
     return withTimeout(`${this}.${name}`, this.timeout(options), this.waitingFor, async (d) => {
+      if (first && (await first(d))) {
+        if (INPUTS.has(name) && !d.signal.aborted) noteAction(this.page);
+        return undefined as T;
+      }
       for (;;) {
-        const element = await this.waitForOne(d);
+        const { element, frame } = await this.waitForOne(d);
         d.step("resolved");
+        // Sent with the guard's own call, not after its answer: one round trip for both.
+        const prepared = prepare?.start(element, frame);
+        prepared?.catch(() => {});
         try {
-          await this.guard?.(element);
-          const result = await run(element, d);
+          try {
+            await this.guard?.(element);
+          } catch (error) {
+            if (prepared) await prepare!.drop(await prepared.catch(() => undefined));
+            throw error;
+          }
+          const result = await run(element, d, frame, await prepared);
           // An action that outlived its deadline is not ours to account for.
           if (INPUTS.has(name) && !d.signal.aborted) noteAction(this.page);
           return result;
@@ -266,7 +333,8 @@ export class DeepLocator {
     return this.scrub(readableError(`${this}.${name}`, error));
   }
 
-  private async waitForOne(deadline: Deadline): Promise<ElementHandle> {
+  /** The one element the selector matches, and the frame it is in. */
+  private async waitForOne(deadline: Deadline): Promise<{ element: ElementHandle; frame: Frame }> {
     for (let attempt = 0; ; attempt++) {
       // The first try at once: even a zero timer costs a turn of the event loop.
       if (attempt > 0)
@@ -279,7 +347,7 @@ export class DeepLocator {
       if (found && found.handles.length === 1) {
         const element = found.handles[0]!;
         // Found after the caller gave up: act on nothing, leak nothing.
-        if (!deadline.signal.aborted) return element;
+        if (!deadline.signal.aborted) return { element, frame: found.frame };
         await element.dispose().catch(() => {});
         throw deadline.signal.reason;
       }
