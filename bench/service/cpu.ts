@@ -11,7 +11,11 @@
  * (a generated ~3,000-element shop with the fixture's tea list inside, so the same scripted
  * model answers: several chunks, open shadow roots, a same-origin frame).
  *
- * Alone: see /work/briefs/bench34.md (BENCH_CPU_ROUNDS=n, default 3; BENCH_CPU_LEVELS=1,4,8).
+ * Each call asks in its own words, so with the server cache on (BENCH_CPU_CACHE=on, the default,
+ * as a service runs) every call is a miss that reads the page for its key and asks the model.
+ *
+ *   BENCH_SECTIONS=cpu npm run bench:service     (BENCH_BEFORE=<commit>, BENCH_REFERENCE=<entry>)
+ *   BENCH_CPU_ROUNDS=3 BENCH_CPU_LEVELS=1,4,8 BENCH_CPU_PAGES=shop,heavy BENCH_CPU_CACHE=on|off
  */
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -148,7 +152,7 @@ async function serveHeavyShop(benchOrigin: string) {
 }
 
 const chromiumOf = (c: CpuByKind) =>
-  c.browser + c.renderer + c.gpu + c.network + c.utility + c.zygote + c.other;
+  c.browser + c.renderer + c.gpu + c.network + c.utility + c.zygote;
 const total = (r: Round): CpuByKind => {
   const sum = zeroCpu();
   for (const op of OPS) for (const k of KINDS) sum[k] += r.cpu[op][k];
@@ -159,7 +163,7 @@ const f1 = (x: number) => x.toFixed(1).padStart(6);
 function report(title: string, sides: ServiceSide[], rounds: Map<string, Round[]>): void {
   console.log(title);
   console.log(
-    "  side            service  chromium (browser renderer    gpu network  other)   ops/s   service× chromium×",
+    "  side            service  chromium (browser renderer    gpu network utility)   other   ops/s   service× chromium×",
   );
   let base: { node: number; chromium: number } | undefined;
   for (const side of sides) {
@@ -170,7 +174,7 @@ function report(title: string, sides: ServiceSide[], rounds: Map<string, Round[]
     base ??= { node, chromium };
     const opsPerS = median(rs.map((r) => (r.ops / r.wallMs) * 1000));
     console.log(
-      `  ${side.name.padEnd(14)} ${f1(node)}  ${f1(chromium)}   ${f1(per((c) => c.browser))} ${f1(per((c) => c.renderer))} ${f1(per((c) => c.gpu))} ${f1(per((c) => c.network))} ${f1(per((c) => c.utility + c.zygote + c.other))}  ${f1(opsPerS)}   ${(node / base.node).toFixed(2).padStart(6)}× ${(chromium / base.chromium).toFixed(2).padStart(7)}×`,
+      `  ${side.name.padEnd(14)} ${f1(node)}  ${f1(chromium)}   ${f1(per((c) => c.browser))} ${f1(per((c) => c.renderer))} ${f1(per((c) => c.gpu))} ${f1(per((c) => c.network))} ${f1(per((c) => c.utility + c.zygote))}  ${f1(per((c) => c.other))}  ${f1(opsPerS)}   ${(node / base.node).toFixed(2).padStart(6)}× ${(chromium / base.chromium).toFixed(2).padStart(7)}×`,
     );
     const byOp = OPS.map((op) => {
       const n = median(rs.map((r) => r.cpu[op].service / (r.ops / OPS.length)));

@@ -30,21 +30,21 @@ export const zeroCpu = (): CpuByKind => Object.fromEntries(KINDS.map((k) => [k, 
 export const minusCpu = (a: CpuByKind, b: CpuByKind): CpuByKind =>
   Object.fromEntries(KINDS.map((k) => [k, a[k] - b[k]])) as CpuByKind;
 
-/** What a process of the tree is: the server itself, or one of Chromium's by its --type. */
+/**
+ * What a process of the tree is: the server itself, one of Chromium's by its --type (one
+ * without is the browser process), or anything else (the reference's Node supervisor, a shell).
+ */
 function kindOf(pid: number, root: number): Kind {
   if (pid === root) return "service";
   // Chromium's children rewrite their title: the arguments may come as one space-separated string.
   const argv = commandLineIfLive(pid).join(" ");
+  if (!/chrom|headless_shell/i.test(argv.split(" ")[0] ?? "")) return "other";
   const type = /(?:^| )--type=(\S+)/.exec(argv)?.[1];
+  if (type === undefined) return "browser";
   if (type === "renderer") return "renderer";
   if (type === "gpu-process") return "gpu";
   if (type === "zygote") return "zygote";
-  if (type === "utility") {
-    return argv.includes("NetworkService") ? "network" : "utility";
-  }
-  if (type === undefined && /chrom|headless_shell/i.test(argv.split(" ")[0] ?? ""))
-    return "browser";
-  return "other";
+  return argv.includes("NetworkService") ? "network" : "utility";
 }
 
 /** utime + stime of `pid`, ms; undefined once it is gone. */
