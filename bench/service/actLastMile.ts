@@ -160,15 +160,16 @@ export async function run(setup: { modelUrl: string }): Promise<void> {
   try {
     for (const side of sides) actors.push(await serviceActor(side, pageUrl));
     actors.push(await libraryActor(tap.url, pageUrl));
-    const lastMile = new Map<string, number[]>(actors.map((a) => [a.name, []]));
-    const whole = new Map<string, number[]>(actors.map((a) => [a.name, []]));
+    /** Per act: the last mile, the whole act, up to the model's answer, after the click. */
+    type Parts = { mile: number; act: number; toAnswer: number; afterClick: number };
+    const measured = new Map<string, Parts[]>(actors.map((a) => [a.name, []]));
     const failures: string[] = [];
 
     const once = async (actor: Actor, counted: boolean) => {
       const clicksBefore = shop.clicks.length;
       const t0 = performance.now();
       const ok = await actor.act();
-      const ms = performance.now() - t0;
+      const t1 = performance.now();
       // The click's request may still be on its way when the act's answer is.
       for (let waited = 0; shop.clicks.length === clicksBefore && waited < 2_000; waited += 5)
         await new Promise((r) => setTimeout(r, 5));
@@ -181,30 +182,38 @@ export async function run(setup: { modelUrl: string }): Promise<void> {
         return;
       }
       if (!counted) return;
-      lastMile.get(actor.name)!.push(clickedAt - answeredAt);
-      whole.get(actor.name)!.push(ms);
+      measured.get(actor.name)!.push({
+        mile: clickedAt - answeredAt,
+        act: t1 - t0,
+        toAnswer: answeredAt - t0,
+        // Negative when the act answered before its click's request reached the page.
+        afterClick: t1 - clickedAt,
+      });
     };
 
     for (const actor of actors) await once(actor, false);
+    // Rotated, not reversed: a reversed order puts the same side twice in a row at each turn,
+    // and an act right after its own click waits for the page to settle.
     for (let round = 0; round < ACTS; round++) {
-      const order = round % 2 ? [...actors].reverse() : actors;
-      for (const actor of order) await once(actor, true);
+      const k = round % actors.length;
+      for (const actor of [...actors.slice(k), ...actors.slice(0, k)]) await once(actor, true);
     }
 
     console.log(
-      `act's last mile: model answer written → click's request at the page's server, median of ${ACTS} acts per side, alternating (act end to end beside it)`,
+      `act's last mile: model answer written → click's request at the page's server, median of ${ACTS} acts per side, in rotating turns; beside it the whole act (request to answer) and its parts up to the model's answer and after the click`,
     );
-    const first = median(lastMile.get(actors[0]!.name)!);
+    const p50 = (parts: Parts[], key: keyof Parts) => median(parts.map((p) => p[key]));
+    const first = p50(measured.get(actors[0]!.name)!, "mile");
     for (const actor of actors) {
-      const miles = lastMile.get(actor.name)!;
-      if (!miles.length) {
+      const parts = measured.get(actor.name)!;
+      if (!parts.length) {
         console.log(`  ${actor.name}: no act measured`);
         continue;
       }
-      const m = median(miles);
-      const sorted = [...miles].sort((a, b) => a - b);
+      const m = p50(parts, "mile");
+      const miles = parts.map((p) => p.mile).sort((a, b) => a - b);
       console.log(
-        `  ${actor.name.padEnd(20)} last mile p50 ${m.toFixed(1)} ms (min ${sorted[0]!.toFixed(1)}, max ${sorted.at(-1)!.toFixed(1)}), act p50 ${median(whole.get(actor.name)!).toFixed(0)} ms, ${(m / first).toFixed(2)}×`,
+        `  ${actor.name.padEnd(20)} last mile p50 ${m.toFixed(1)} ms (min ${miles[0]!.toFixed(1)}, max ${miles.at(-1)!.toFixed(1)}), ${(m / first).toFixed(2)}×; act p50 ${p50(parts, "act").toFixed(0)} ms (to the answer ${p50(parts, "toAnswer").toFixed(0)}, after the click ${p50(parts, "afterClick").toFixed(0)})`,
       );
     }
     if (failures.length) console.log(`  failed: ${failures.join("; ")}`);
