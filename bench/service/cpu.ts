@@ -199,7 +199,7 @@ function report(title: string, sides: ServiceSide[], rounds: Map<string, Round[]
   }
 }
 
-/** The figures on sides already started (each with room for the most sessions of LEVELS). */
+/** The figures on sides already started (each with room for the most sessions of LEVELS, and 4). */
 export async function compareCpu(sides: ServiceSide[]): Promise<void> {
   const pages = await startBenchServer();
   const heavy = await serveHeavyShop(pages.origin);
@@ -219,7 +219,7 @@ export async function compareCpu(sides: ServiceSide[]): Promise<void> {
       },
     ].filter((step) => PAGES.includes(step.url === shopUrl ? "shop" : "heavy"));
     // Warm-up (JIT, the model layer, the first launches), not counted.
-    for (const side of sides) await oneRound(side, 2, shopUrl);
+    for (const side of sides) await oneRound(side, Math.min(2, ...LEVELS), shopUrl);
     for (const step of plan) {
       const rounds = new Map<string, Round[]>();
       for (let r = 0; r < ROUNDS; r++) {
@@ -247,7 +247,7 @@ export async function compareCpu(sides: ServiceSide[]): Promise<void> {
 export async function run(setup: { modelUrl: string }): Promise<void> {
   const sides = await startSides({
     modelUrl: setup.modelUrl,
-    sessions: Math.max(...LEVELS),
+    sessions: Math.max(...LEVELS, HEAVY_LEVEL),
     // As the service runs by default: a call's outline is read for the cache key.
     env: { WAYFARER_SERVER_CACHE: CACHE },
   });

@@ -71,6 +71,17 @@ export async function snapshotFor(
   return snapshot;
 }
 
+/**
+ * Within a sharing scope, the outline kept so far goes to no one: what runs next reads the page
+ * (a cached action performed again: if it fails, self-healing looks at the page as it is).
+ */
+export function dropSharedSnapshot(): void {
+  const scope = sharing.getStore();
+  if (!scope) return;
+  scope.first = undefined;
+  scope.spent = true;
+}
+
 /** The options that change an outline, as one comparable value. */
 const askedOf = (options: SnapshotOptions) =>
   JSON.stringify([options.selector ?? null, options.ignoreSelectors ?? [], !!options.identities]);

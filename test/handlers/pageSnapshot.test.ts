@@ -4,7 +4,12 @@
  * call, and every call outside a scope, reads the page as it is then.
  */
 import { describe, expect, it } from "vitest";
-import { pageById, sharingSnapshots, snapshotFor } from "../../lib/handlers/pageSnapshot.js";
+import {
+  dropSharedSnapshot,
+  pageById,
+  sharingSnapshots,
+  snapshotFor,
+} from "../../lib/handlers/pageSnapshot.js";
 import type { Client } from "../../lib/index.js";
 import { Logger } from "../../lib/log.js";
 import { withTimeout } from "../../lib/timeout.js";
@@ -82,6 +87,18 @@ describe("an outline shared within a scope", () => {
       const again = await outline(client);
       expect(again).not.toBe(inScope);
       expect(again.text).toContain("Cart: green");
+    });
+  });
+
+  it("goes to no one once dropped: the next call reads the page", async () => {
+    const client = await openShop();
+    await sharingSnapshots(async () => {
+      const first = await outline(client);
+      dropSharedSnapshot();
+      await setCart(client, "Cart: black");
+      const next = await outline(client);
+      expect(next).not.toBe(first);
+      expect(next.text).toContain("Cart: black");
     });
   });
 });

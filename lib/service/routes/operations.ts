@@ -19,7 +19,7 @@ import {
 import type { Context } from "../../browser/context.js";
 import { checkNavigation, NavigationRefusedError } from "../../browser/navigationPolicy.js";
 import type { AgentExecuteAnswer, Operations } from "../../engine/engine.js";
-import { pageById, sharingSnapshots } from "../../handlers/pageSnapshot.js";
+import { dropSharedSnapshot, pageById, sharingSnapshots } from "../../handlers/pageSnapshot.js";
 import { type AddressRule, urlRefusal } from "../../net/addressRule.js";
 import type { Action } from "../../options.js";
 import { parseInput } from "../../options.js";
@@ -157,6 +157,8 @@ export function operationRoutes(deps: {
       );
       const hit = await store.get(key);
       if (hit !== undefined) {
+        // The recorded action is performed as it was; the outline of the key is not its.
+        if (operation === "act") dropSharedSnapshot();
         const result =
           operation === "act"
             ? await operations.act({ ...(body as ActRequest), input: hit as Action }, { signal })
