@@ -123,6 +123,17 @@ describe("a click made at once", () => {
     expect(await pw.evaluate(() => sessionStorage.n)).toBe("1");
   });
 
+  it("returns from a click whose handler opens a dialog once the dialog is answered", async () => {
+    const { page, pw } = await open(
+      `<button id="b" onclick="window.answered = confirm('sure?')">Ask</button>`,
+    );
+    await page.click("/html/body/button", { timeout: 10_000 });
+    expect(await clicks(pw)).toEqual({ b: 1 });
+    expect(await pw.evaluate(() => typeof (window as { answered?: boolean }).answered)).toBe(
+      "boolean",
+    );
+  });
+
   it("does not act on what it cannot vouch for: covered, disabled, animated, in a closed shadow root", async () => {
     const { pw } = await open(
       `<button id="covered">Covered</button>
