@@ -5,6 +5,7 @@
  */
 import type { ElementHandle, Frame, Page } from "playwright-core";
 import { z } from "zod";
+import type { ElementIdentity } from "../api/operations.js";
 import { InvalidSelectorError, ServiceError, XPathResolutionError } from "../errors.js";
 import { parseInput, TimeoutSchema } from "../options.js";
 import { readableError } from "../readableError.js";
@@ -19,6 +20,7 @@ import {
   dropAim,
   OUT_OF_VIEW,
 } from "./directClick.js";
+import { sameIdentity } from "./elementIdentity.js";
 import {
   AmbiguousSelectorError,
   disposeAll,
@@ -73,6 +75,15 @@ const SCROLL = inPage((el: Element, { to, by }: { to?: number; by?: number }) =>
   if (by !== undefined) scroller.scrollTop += scroller.clientHeight * by;
 });
 
+/**
+ * Told of the element once it is resolved, before an action touches it; what it throws stops
+ * the action. `identity`: the same check made on the element's identity alone, read in the page
+ * (elementIdentity.ts): a click on an outline XPath then needs no element handle.
+ */
+export type ElementGuard = ((element: ElementHandle) => Promise<void>) & {
+  identity?: (seen: ElementIdentity) => Promise<void>;
+};
+
 /** Work an action starts on its element alongside the guard's check, undone if the guard refuses. */
 interface Preparation<P> {
   start(element: ElementHandle, frame: Frame): Promise<P>;
@@ -97,11 +108,8 @@ export class DeepLocator {
     readonly selector: string,
     /** Takes secrets out of an error before it is thrown (the client's redactor). */
     private readonly scrub: <E>(error: E) => E = (error) => error,
-    /**
-     * Told of the element once it is resolved, before an action touches it; what it throws
-     * stops the action (the action cache checks the element is still the one recorded).
-     */
-    private readonly guard?: (element: ElementHandle) => Promise<void>,
+    /** The action cache's check that the element is still the one recorded (ElementGuard). */
+    private readonly guard?: ElementGuard,
     /** Nothing matching is no reason to wait: the caller saw the element there a moment ago. */
     private readonly present = false,
   ) {
@@ -153,11 +161,33 @@ export class DeepLocator {
    * Playwright round trips of its own). False when it did not click: the handle's way then runs.
    */
   private async clickAtOnce(options: DirectClickOptions, d: Deadline): Promise<boolean> {
-    const { parsed } = this;
-    if (this.guard || parsed instanceof InvalidSelectorError || parsed.frames.length) return false;
-    if (parsed.target.kind !== "xpath") return false;
-    const aimed = await aimClickAtXPath(this.page, parsed.target.xpath).catch(() => undefined);
-    return aimed && "end" in aimed ? clickAimed(this.page, aimed, options, d) : false;
+    const { parsed, guard } = this;
+    if (parsed instanceof InvalidSelectorError || parsed.frames.length) return false;
+    if (parsed.target.kind !== "xpath" || (guard && !guard.identity)) return false;
+    const { xpath } = parsed.target;
+    // A page between documents, an XPath the engine refuses: the handle's way waits, or says.
+    const aim = (scroll: boolean) =>
+      aimClickAtXPath(this.page, xpath, { scroll, identify: !!guard }).catch(() => undefined);
+    // A guarded click scrolls only once its guard agrees.
+    let aimed = await aim(!guard);
+    if (!aimed) return false;
+    if (guard?.identity) {
+      // No single match: the handle's way waits for one, or says why not.
+      const checked = aimed.identity;
+      if (!checked) return false;
+      await guard.identity(checked).catch(async (error: unknown) => {
+        await dropAim(aimed);
+        throw error;
+      });
+      if (!("end" in aimed) && aimed.wait === OUT_OF_VIEW) {
+        aimed = await aim(true);
+        if (!aimed?.identity || !sameIdentity(aimed.identity, checked)) {
+          await dropAim(aimed);
+          return false;
+        }
+      }
+    }
+    return "end" in aimed ? clickAimed(this.page, aimed, options, d) : false;
   }
 
   hover(options: LocatorActionOptions = {}) {

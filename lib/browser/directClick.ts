@@ -19,9 +19,12 @@
  * what each step costs.
  */
 import type { ElementHandle, Frame, Page } from "playwright-core";
+import type { ElementIdentity } from "../api/operations.js";
 import type { Deadline } from "../timeout.js";
+import { identityIn } from "./elementIdentity.js";
 import { isolatedWorld, ownSession } from "./frameSessions.js";
 import { inPage } from "./inPage.js";
+import { type NavigationWatch, watchNavigation } from "./navigationWatch.js";
 
 export interface DirectClickOptions {
   button?: "left" | "right" | "middle";
@@ -168,14 +171,17 @@ const VERDICT = new Function(
  * Source of a call, run in Wayfarer's isolated world: the one element `xpath` matches in the
  * document, aimed at as by `aimAt`. Its guard lives in that world too, out of the page's reach.
  */
-const aimAtXPathSource = (request: AimRequest & { xpath: string }) =>
+const aimAtXPathSource = (request: AimRequest & { xpath: string; identify: boolean }) =>
   `(() => {
   const __name = (f) => f;
   const aimAt = ${aimAt.toString()};
+  const identityIn = ${identityIn.toString()};
   const request = ${JSON.stringify(request)};
   const found = document.evaluate(request.xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
   const node = found.snapshotLength === 1 ? found.snapshotItem(0) : null;
-  return node && node.nodeType === Node.ELEMENT_NODE ? aimAt(node, request) : { wait: "no single match" };
+  if (!node || node.nodeType !== Node.ELEMENT_NODE) return { wait: "no single match" };
+  const identity = request.identify ? identityIn(node) : undefined;
+  return { ...aimAt(node, request), identity };
 })()`;
 
 let clicks = 0;
@@ -186,6 +192,10 @@ export interface Aimed {
   x: number;
   y: number;
   end(): Promise<Verdict>;
+  /** Watching the top document for the navigation a click may ask for. */
+  navigation: Promise<NavigationWatch>;
+  /** `end` is a call on the page's own session, and so the navigation watch's barrier too. */
+  endsOnSession: boolean;
 }
 
 /** A click aimed, or why the element cannot be clicked at once. */
@@ -207,10 +217,17 @@ export async function aimClick(
 ): Promise<Aim> {
   if (frame !== page.mainFrame()) return { wait: "in a frame" };
   const token = nextToken();
-  const aim = await element.evaluate(AIM, { token, scroll });
-  if ("wait" in aim) return aim;
+  const navigation = watchNavigation(page);
+  const aim = await element.evaluate(AIM, { token, scroll }).catch(async (error: unknown) => {
+    (await navigation).stop();
+    throw error;
+  });
+  if ("wait" in aim) {
+    (await navigation).stop();
+    return aim;
+  }
   // Bound to the element: a document the click replaced fails the call at once.
-  return { ...aim, end: () => element.evaluate(VERDICT, token) };
+  return { ...aim, end: () => element.evaluate(VERDICT, token), navigation, endsOnSession: false };
 }
 
 /**
@@ -218,7 +235,11 @@ export async function aimClick(
  * CDP call on the page's own session, in Wayfarer's isolated world: no element handle, so none
  * of the round trips Playwright makes for one, nor its client's layers.
  */
-export async function aimClickAtXPath(page: Page, xpath: string): Promise<Aim> {
+export async function aimClickAtXPath(
+  page: Page,
+  xpath: string,
+  { scroll = true, identify = false } = {},
+): Promise<Aim & { identity?: ElementIdentity }> {
   const owner = await ownSession(page, page.mainFrame());
   if (!owner) return { wait: "no session" };
   const contextId = await isolatedWorld(owner, await owner.rootFrameId());
@@ -232,15 +253,27 @@ export async function aimClickAtXPath(page: Page, xpath: string): Promise<Aim> {
     return result.value as T;
   };
   const token = nextToken();
-  const aim = await inWorld<PageAim>(aimAtXPathSource({ xpath, token, scroll: true }));
-  if ("wait" in aim) return aim;
+  const navigation = watchNavigation(page);
+  const request = { xpath, token, scroll, identify };
+  const aim = await inWorld<PageAim & { identity?: ElementIdentity }>(
+    aimAtXPathSource(request),
+  ).catch(async (error: unknown) => {
+    (await navigation).stop();
+    throw error;
+  });
+  if ("wait" in aim) {
+    (await navigation).stop();
+    return aim;
+  }
   const end = `(() => { const __name = (f) => f; return (${endGuard.toString()})(${JSON.stringify(token)}); })()`;
-  return { ...aim, end: () => inWorld<Verdict>(end) };
+  return { ...aim, end: () => inWorld<Verdict>(end), navigation, endsOnSession: true };
 }
 
 /** Takes down the guard of a click aimed but not made. */
 export async function dropAim(aimed: Aim | undefined): Promise<void> {
-  if (aimed && "end" in aimed) await aimed.end().catch(() => {});
+  if (!aimed || !("end" in aimed)) return;
+  (await aimed.navigation).stop();
+  await aimed.end().catch(() => {});
 }
 
 /**
@@ -258,6 +291,7 @@ export async function clickAimed(
     await dropAim(aimed);
     throw deadline.signal.reason;
   }
+  const navigation = await aimed.navigation;
   try {
     await page.mouse.click(aimed.x, aimed.y, {
       button: options.button,
@@ -267,9 +301,18 @@ export async function clickAimed(
     await dropAim(aimed);
     throw error;
   }
-  // A document the click replaced (a link followed) took its guard along: the click landed.
-  const verdict = await aimed.end().catch((): Verdict => "done");
-  return typeof verdict === "string";
+  const [verdict] = await Promise.all([
+    // A document the click replaced (a link followed) took its guard along: the click landed.
+    aimed.end().catch((): Verdict => "done"),
+    aimed.endsOnSession ? undefined : navigation.barrier(),
+  ]);
+  if (typeof verdict !== "string") {
+    navigation.stop();
+    return false;
+  }
+  // As Playwright's click: a navigation the click asked for is waited for until it commits.
+  await navigation.settled(deadline);
+  return true;
 }
 
 /** Aims and clicks at once; false when it did not click (see aimClick and clickAimed). */

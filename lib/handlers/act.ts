@@ -7,6 +7,7 @@
 import type { ElementHandle } from "playwright-core";
 import type { ActRequest, ActResult, ElementIdentity } from "../api/operations.js";
 import type { Context } from "../browser/context.js";
+import type { ElementGuard } from "../browser/deepLocator.js";
 import { identityOfElement, sameIdentity } from "../browser/elementIdentity.js";
 import type { Page } from "../browser/page.js";
 import { InvalidSelectorError, ServiceValidationError } from "../errors.js";
@@ -116,18 +117,21 @@ async function attempt(
     check.identify || check.expect ? { ...result, identities } : result;
   // Read from the element the action is about to touch, in the same resolution: taken before
   // acting, because after a click the element may be gone with its page.
-  const guardFor = (slot: number) =>
-    check.identify || check.expect
-      ? async (element: ElementHandle) => {
-          // A value typed from a variable shows as its %name%, recorded and compared alike: an
-          // entry never holds it, and runs with other values match the same entry.
-          const seen = hideIdentity(await identityOfElement(element), options.variables);
-          identities[slot] = seen;
-          if (check.expect && !sameIdentity(seen, check.expect)) {
-            throw new NotTheRecordedElement(seen);
-          }
-        }
-      : undefined;
+  const guardFor = (slot: number): ElementGuard | undefined => {
+    if (!check.identify && !check.expect) return undefined;
+    // A value typed from a variable shows as its %name%, recorded and compared alike: an entry
+    // never holds it, and runs with other values match the same entry.
+    const identity = async (read: ElementIdentity) => {
+      const seen = hideIdentity(read, options.variables);
+      identities[slot] = seen;
+      if (check.expect && !sameIdentity(seen, check.expect)) throw new NotTheRecordedElement(seen);
+    };
+    // Read on the handle, or (a click on an outline XPath) in the page with no handle.
+    return Object.assign(
+      async (element: ElementHandle) => identity(await identityOfElement(element)),
+      { identity },
+    );
+  };
   try {
     deadline.step(`${action.method ?? "click"} ${action.selector}`);
     await settings.onTarget?.(page, action);

@@ -4,6 +4,7 @@
  * a log or the history; and typed only into a document of an origin the value belongs to.
  */
 import type { ElementHandle } from "playwright-core";
+import type { ElementGuard } from "../browser/deepLocator.js";
 import type { Page } from "../browser/page.js";
 import { elementOrigin } from "../browser/typingOrigin.js";
 import { ServiceError } from "../errors.js";
@@ -13,7 +14,7 @@ import { checkTypedWhere, fillVariables, originOf, variablesIn } from "../variab
 
 export interface PerformCheck {
   /** Told of the element once resolved, before it is touched (the action cache's check). */
-  guard?: (element: ElementHandle) => Promise<void>;
+  guard?: ElementGuard;
   /** The origin the run started on (default: the page's now): where variables may be typed. */
   startOrigin?: string;
   /** The element was just seen there: fail at once when nothing matches (no waiting). */

@@ -7,12 +7,14 @@
  */
 import type { ElementHandle, Page as PlaywrightPage } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import type { ElementIdentity } from "../../lib/api/operations.js";
 import {
   type Aimed,
   aimClickAtXPath,
   clickAimed,
   clickDirectly,
 } from "../../lib/browser/directClick.js";
+import { identityOfElement } from "../../lib/browser/elementIdentity.js";
 import type { Page } from "../../lib/browser/page.js";
 import { ServiceTimeoutError } from "../../lib/index.js";
 import { withTimeout } from "../../lib/timeout.js";
@@ -177,6 +179,55 @@ describe("a click made at once", () => {
 });
 
 describe("a guarded click (the action cache's check of the element)", () => {
+  /** A guard that notes how it was asked: on the handle, or on the identity read in the page. */
+  function noting(refuse = false) {
+    const asked: string[] = [];
+    const identity = async (seen: ElementIdentity) => {
+      asked.push(`identity ${seen.role} "${seen.name}"`);
+      if (refuse) throw new Error("not the element recorded");
+    };
+    const guard = Object.assign(
+      async (element: ElementHandle) => {
+        asked.push("handle");
+        await identity(await identityOfElement(element));
+      },
+      { identity },
+    );
+    return { asked, guard };
+  }
+
+  it("on an outline XPath: checks the identity read in the page, with no handle, then clicks", async () => {
+    const { page, pw } = await open(
+      `<button id="top">Top</button><div style="height:3000px"></div><button id="low">Low</button>`,
+    );
+    const top = noting();
+    await page.deepLocator("/html/body/button[1]", top.guard).click({ timeout: 5_000 });
+    expect(top.asked).toEqual(['identity button "Top"']);
+    const low = noting();
+    await page.deepLocator("/html/body/button[2]", low.guard).click({ timeout: 5_000 });
+    // Checked out of view, then scrolled to, read again and clicked.
+    expect(low.asked).toEqual(['identity button "Low"']);
+    expect(await clicks(pw)).toEqual({ top: 1, low: 1 });
+  });
+
+  it("on an outline XPath, refused: nothing clicked, nothing scrolled, no guard of ours left", async () => {
+    const { page, pw } = await open(
+      `<button id="top">Top</button> <button id="other">Other</button>
+       <div style="height:3000px"></div><button id="low">Low</button>`,
+    );
+    for (const xpath of ["/html/body/button[3]", "/html/body/button[1]"]) {
+      const refused = noting(true);
+      const error = await failure(page.deepLocator(xpath, refused.guard).click({ timeout: 5_000 }));
+      expect(error.message).toContain("not the element recorded");
+      expect(refused.asked).toHaveLength(1);
+    }
+    expect(await clicks(pw)).toEqual({});
+    expect(await pw.evaluate(() => scrollY)).toBe(0);
+    const box = (await (await pw.$("#other"))!.boundingBox())!;
+    await pw.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    expect(await clicks(pw)).toEqual({ other: 1 });
+  });
+
   it("refused by its guard: nothing clicked, nothing scrolled, no guard of ours left to judge a later click", async () => {
     const { page, pw } = await open(
       `<button id="top">Top</button> <button id="other">Other</button>
@@ -209,6 +260,30 @@ describe("a guarded click (the action cache's check of the element)", () => {
     expect(await clicks(pw)).toEqual({ low: 1 });
   });
 });
+
+for (const [form, go] of [
+  ["CSS", "#go"],
+  ["XPath", "/html/body/form/button"],
+] as const) {
+  describe(`a click that asks for a navigation (${form})`, () => {
+    it("returns once the new document has committed: the page's URL is the new one", async () => {
+      const { page } = await open(
+        `<form action="/__slow"><input type="hidden" name="ms" value="300"><button id="go">Go</button></form>`,
+      );
+      await page.click(go, { timeout: 10_000 });
+      expect(page.url()).toBe(server.url("__slow?ms=300"));
+    });
+
+    it("returns at once when the click asks for none", async () => {
+      const { page, pw } = await open(
+        `<form action="/__slow" onsubmit="event.preventDefault()"><button id="go">Stay</button></form>`,
+      );
+      await page.click(go, { timeout: 10_000 });
+      expect(page.url()).toBe(server.url("basic.html"));
+      expect(await clicks(pw)).toEqual({ go: 1 });
+    });
+  });
+}
 
 // By CSS the element is resolved to a handle first; by the outline's XPath form, found and aimed
 // at in one call with no handle. Either way what must wait goes to Playwright's waits.
