@@ -18,7 +18,7 @@
  * CDP call in Wayfarer's isolated world, with no handle at all). docs/architecture/act.md gives
  * what each step costs.
  */
-import type { ElementHandle, Frame, Page } from "playwright-core";
+import type { CDPSession, ElementHandle, Frame, Page } from "playwright-core";
 import type { ElementIdentity } from "../api/operations.js";
 import type { Deadline } from "../timeout.js";
 import { identityIn } from "./elementIdentity.js";
@@ -226,9 +226,46 @@ export async function aimClick(
     (await navigation).stop();
     return aim;
   }
-  // Bound to the element: a document the click replaced fails the call at once.
-  return { ...aim, end: () => element.evaluate(VERDICT, token), navigation, endsOnSession: false };
+  // Read on the page's own session, in the main world where the aim ran: Playwright holds its
+  // own calls while a navigation the click asked for is pending.
+  const onSession = await mainWorldOf(page);
+  if (!onSession) {
+    return {
+      ...aim,
+      end: () => element.evaluate(VERDICT, token),
+      navigation,
+      endsOnSession: false,
+    };
+  }
+  const end = endGuardSource(token);
+  return { ...aim, end: () => onSession<Verdict>(end), navigation, endsOnSession: true };
 }
+
+/** Evaluates in the main world of the top document on the page's own session, if known. */
+async function mainWorldOf(
+  page: Page,
+): Promise<(<T>(expression: string) => Promise<T>) | undefined> {
+  const owner = await ownSession(page, page.mainFrame()).catch(() => undefined);
+  const mainId = await owner?.rootFrameId().catch(() => undefined);
+  const contextId = [...(owner?.mainWorlds ?? [])].find(([, frameId]) => frameId === mainId)?.[0];
+  return owner && contextId !== undefined ? evaluator(owner.session, contextId) : undefined;
+}
+
+/** Evaluates expressions in one execution context over `session`, their values returned. */
+function evaluator(session: CDPSession, contextId: number) {
+  return async <T>(expression: string): Promise<T> => {
+    const { result, exceptionDetails } = await session.send("Runtime.evaluate", {
+      expression,
+      contextId,
+      returnByValue: true,
+    });
+    if (exceptionDetails) throw new Error(exceptionDetails.exception?.description ?? "failed");
+    return result.value as T;
+  };
+}
+
+const endGuardSource = (token: string) =>
+  `(() => { const __name = (f) => f; return (${endGuard.toString()})(${JSON.stringify(token)}); })()`;
 
 /**
  * The same for the one element an XPath matches in the top document, found and aimed at in one
@@ -242,16 +279,7 @@ export async function aimClickAtXPath(
 ): Promise<Aim & { identity?: ElementIdentity }> {
   const owner = await ownSession(page, page.mainFrame());
   if (!owner) return { wait: "no session" };
-  const contextId = await isolatedWorld(owner, await owner.rootFrameId());
-  const inWorld = async <T>(expression: string): Promise<T> => {
-    const { result, exceptionDetails } = await owner.session.send("Runtime.evaluate", {
-      expression,
-      contextId,
-      returnByValue: true,
-    });
-    if (exceptionDetails) throw new Error(exceptionDetails.exception?.description ?? "failed");
-    return result.value as T;
-  };
+  const inWorld = evaluator(owner.session, await isolatedWorld(owner, await owner.rootFrameId()));
   const token = nextToken();
   const navigation = watchNavigation(page);
   const request = { xpath, token, scroll, identify };
@@ -265,7 +293,7 @@ export async function aimClickAtXPath(
     (await navigation).stop();
     return aim;
   }
-  const end = `(() => { const __name = (f) => f; return (${endGuard.toString()})(${JSON.stringify(token)}); })()`;
+  const end = endGuardSource(token);
   return { ...aim, end: () => inWorld<Verdict>(end), navigation, endsOnSession: true };
 }
 
@@ -301,10 +329,15 @@ export async function clickAimed(
     await dropAim(aimed);
     throw error;
   }
-  const [verdict] = await Promise.all([
-    // A document the click replaced (a link followed) took its guard along: the click landed.
-    aimed.end().catch((): Verdict => "done"),
-    aimed.endsOnSession ? undefined : navigation.barrier(),
+  const verdict = await Promise.race([
+    Promise.all([
+      // A document the click replaced (a link followed) took its guard along: the click landed.
+      aimed.end().catch((): Verdict => "done"),
+      aimed.endsOnSession ? undefined : navigation.barrier(),
+    ]).then(([seen]) => seen),
+    // A click the guard stopped asks for no navigation; and while one is pending, Chromium holds
+    // calls into its document (the verdict's too) until it commits.
+    navigation.requested.then((): Verdict => "done"),
   ]);
   if (typeof verdict !== "string") {
     navigation.stop();

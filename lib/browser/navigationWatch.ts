@@ -15,15 +15,23 @@ export interface NavigationWatch {
   /**
    * Once a call on the page's session has answered after the click: waits for the navigation
    * the click asked for, if any, to commit (or to end without a document: a download, a 204),
-   * and for Playwright's page to know its URL; never past the deadline. Stops watching.
+   * and for Playwright's page to know its URL; for half the deadline's time left at most. Stops
+   * watching.
    */
   settled(deadline: Deadline): Promise<void>;
   /** Sends a call on the page's session and waits for its answer: the barrier. */
   barrier(): Promise<void>;
+  /** Settles once the top document is asked to navigate (never, if it is not). */
+  requested: Promise<void>;
   stop(): void;
 }
 
-const NONE: NavigationWatch = { settled: async () => {}, barrier: async () => {}, stop: () => {} };
+const NONE: NavigationWatch = {
+  settled: async () => {},
+  barrier: async () => {},
+  requested: new Promise(() => {}),
+  stop: () => {},
+};
 
 /** Starts watching the top document of `page` for navigations; call before the click. */
 export async function watchNavigation(page: Page): Promise<NavigationWatch> {
@@ -44,8 +52,14 @@ export async function watchNavigation(page: Page): Promise<NavigationWatch> {
     outcome = url;
     wake();
   };
+  let onRequest: () => void = () => {};
+  const asked = new Promise<void>((resolve) => {
+    onRequest = resolve;
+  });
   const onRequested = (e: { frameId: string; disposition: string }) => {
-    if (e.frameId === mainId && e.disposition === "currentTab") requested = true;
+    if (e.frameId !== mainId || e.disposition !== "currentTab") return;
+    requested = true;
+    onRequest();
   };
   const onNavigated = (e: {
     frame: { id: string; parentId?: string; url: string; urlFragment?: string };
@@ -74,14 +88,18 @@ export async function watchNavigation(page: Page): Promise<NavigationWatch> {
     wake();
   };
   return {
+    requested: asked,
     barrier: async () => {
       await session.send("Runtime.evaluate", { expression: "0" }).catch(() => {});
     },
     async settled(deadline) {
       try {
         if (!requested && outcome === undefined) return;
+        // The click is done whatever the navigation does: half the time left, so that a
+        // navigation that never commits fails neither the click nor its deadline.
+        const bound = Date.now() + Math.floor(deadline.remaining() / 2);
         const timer = new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, deadline.remaining());
+          const t = setTimeout(resolve, bound - Date.now());
           void ended.then(() => clearTimeout(t));
         });
         await Promise.race([ended, timer]);
@@ -90,7 +108,10 @@ export async function watchNavigation(page: Page): Promise<NavigationWatch> {
         // Playwright hears of the commit on its own session: its page's URL follows shortly.
         await page
           .mainFrame()
-          .waitForURL((u) => u.href === url, { waitUntil: "commit", timeout: deadline.remaining() })
+          .waitForURL((u) => u.href === url, {
+            waitUntil: "commit",
+            timeout: Math.max(1, bound - Date.now()),
+          })
           .catch(() => {});
       } finally {
         stop();

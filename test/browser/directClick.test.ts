@@ -274,6 +274,13 @@ for (const [form, go] of [
       expect(page.url()).toBe(server.url("__slow?ms=300"));
     });
 
+    it("does not fail a click whose navigation never commits", async () => {
+      const { page } = await open(`<form action="/__hang"><button id="go">Go</button></form>`);
+      // Playwright holds page calls while the navigation is pending: the URL is all to read.
+      await expect(page.click(go, { timeout: 3_000 })).resolves.toBeUndefined();
+      expect(page.url()).toBe(server.url("basic.html"));
+    });
+
     it("returns at once when the click asks for none", async () => {
       const { page, pw } = await open(
         `<form action="/__slow" onsubmit="event.preventDefault()"><button id="go">Stay</button></form>`,
