@@ -14,13 +14,12 @@ import { noteAction } from "./actionNotes.js";
 import {
   type Aim,
   aimClick,
-  aimClickAtXPath,
   clickAimed,
+  clickAtXPath,
   type DirectClickOptions,
   dropAim,
   OUT_OF_VIEW,
 } from "./directClick.js";
-import { sameIdentity } from "./elementIdentity.js";
 import {
   AmbiguousSelectorError,
   disposeAll,
@@ -155,39 +154,12 @@ export class DeepLocator {
     );
   }
 
-  /**
-   * The usual click, on the outline's XPath of an element of the top document with no guard to
-   * ask: found, checked, aimed at and clicked with no element handle (each handle costs
-   * Playwright round trips of its own). False when it did not click: the handle's way then runs.
-   */
+  /** The usual click, with no element handle (directClick.ts); false when it did not click. */
   private async clickAtOnce(options: DirectClickOptions, d: Deadline): Promise<boolean> {
     const { parsed, guard } = this;
     if (parsed instanceof InvalidSelectorError || parsed.frames.length) return false;
     if (parsed.target.kind !== "xpath" || (guard && !guard.identity)) return false;
-    const { xpath } = parsed.target;
-    // A page between documents, an XPath the engine refuses: the handle's way waits, or says.
-    const aim = (scroll: boolean) =>
-      aimClickAtXPath(this.page, xpath, { scroll, identify: !!guard }).catch(() => undefined);
-    // A guarded click scrolls only once its guard agrees.
-    let aimed = await aim(!guard);
-    if (!aimed) return false;
-    if (guard?.identity) {
-      // No single match: the handle's way waits for one, or says why not.
-      const checked = aimed.identity;
-      if (!checked) return false;
-      await guard.identity(checked).catch(async (error: unknown) => {
-        await dropAim(aimed);
-        throw error;
-      });
-      if (!("end" in aimed) && aimed.wait === OUT_OF_VIEW) {
-        aimed = await aim(true);
-        if (!aimed?.identity || !sameIdentity(aimed.identity, checked)) {
-          await dropAim(aimed);
-          return false;
-        }
-      }
-    }
-    return "end" in aimed ? clickAimed(this.page, aimed, options, d) : false;
+    return clickAtXPath(this.page, parsed.target.xpath, guard?.identity, options, d);
   }
 
   hover(options: LocatorActionOptions = {}) {
