@@ -318,4 +318,28 @@ describe("npm run mcp with WAYFARER_API_KEY (REMOTE)", () => {
       })(),
     );
   });
+
+  it("killed outright (SIGKILL), it leaves no session behind: its connection to the browser was the session's lifeline, and the service ends it after its grace", async () => {
+    const server = await startServer({
+      WAYFARER_API_KEY: KEYS.alpha,
+      WAYFARER_API_URL: service.url,
+    });
+    const opened = await call(server, "open", { url: pages.url("basic.html") });
+    expect(opened.isError, textOf(opened)).toBeFalsy();
+    const [session] = service.service.sessions.all();
+    expect(session).toBeDefined();
+    const browserPid = service.service.sessions.browserPidOf(session!.id);
+    expect(browserPid).toBeGreaterThan(0);
+
+    process.kill(server.pid, "SIGKILL");
+    // The grace (5 s) and a margin: no idle end (minutes) is waited for.
+    await within(
+      20_000,
+      "the service session's end after its client was killed",
+      (async () => {
+        while (service.service.sessions.size > 0) await new Promise((r) => setTimeout(r, 100));
+      })(),
+    );
+    expect(await stillLive([browserPid!], 5_000)).toEqual([]);
+  });
 });
