@@ -15,7 +15,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { chromiumPack } from "../../lib/browser/chromiumPack.js";
 import { openaiAgent, call as toolCall } from "../support/llm/agentModel.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
-import { idOfLine } from "../support/llm/modelServer.js";
+import { idOfLine, useModelServer } from "../support/llm/modelServer.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { commandLineIfLive, liveDescendants, stillLive } from "../support/processes.js";
 import { KEYS, useService } from "../support/service.js";
@@ -287,6 +287,7 @@ describe("npm run mcp (bin/wayfarer-mcp over stdio)", () => {
 
 describe("npm run mcp with WAYFARER_API_KEY (REMOTE)", () => {
   const service = useService();
+  const model = useModelServer(shopModel());
 
   it("reads and clicks by id on a session of the service, launches no browser of its own, and ends that session when the client closes", async () => {
     const server = await startServer({
@@ -317,6 +318,37 @@ describe("npm run mcp with WAYFARER_API_KEY (REMOTE)", () => {
         while (service.service.sessions.size > 0) await new Promise((r) => setTimeout(r, 100));
       })(),
     );
+  });
+
+  it("with a model: act and extract run on the service, which calls the model with the caller's key (never the conversation's business)", async () => {
+    const server = await startServer({
+      WAYFARER_API_KEY: KEYS.alpha,
+      WAYFARER_API_URL: service.url,
+      WAYFARER_MCP_MODEL: "openai/gpt-4.1-mini",
+      OPENAI_API_KEY: MODEL_KEY,
+    });
+    const names = (await server.client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(MODEL_TOOLS));
+    expect(
+      (await call(server, "open", { url: pages.url("outline/shop.html") })).isError,
+    ).toBeFalsy();
+    const acted = await call(server, "act", { action: "add black tea to the cart" });
+    expect(acted.isError, textOf(acted)).toBeFalsy();
+    const extracted = await call(server, "extract", {
+      instruction: "what the cart says",
+      schema: { type: "object", properties: { item: { type: "string" } }, required: ["item"] },
+    });
+    expect(extracted.isError, textOf(extracted)).toBeFalsy();
+    expect(extracted.structuredContent).toEqual({ item: "black" });
+    // The service (this process) asked the model, with the key the MCP server was given.
+    const asked = model.requestsTo("api.openai.com");
+    expect(asked.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(asked.map((r) => r.headers.get("authorization")))).toEqual(
+      new Set([`Bearer ${MODEL_KEY}`]),
+    );
+    expect(browsersOf(server.pid)).toEqual([]);
+    expect(JSON.stringify([acted, extracted]) + server.stderr()).not.toContain(MODEL_KEY);
+    await server.client.close();
   });
 
   it("killed outright (SIGKILL), it leaves no session behind: its connection to the browser was the session's lifeline, and the service ends it after its grace", async () => {
