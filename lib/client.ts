@@ -8,6 +8,7 @@ import type { Context } from "./browser/context.js";
 import { ActionCache, cacheSettingsFor } from "./cache/actionCache.js";
 import { AgentCache } from "./cache/agentCache.js";
 import type { Engine } from "./engine/engine.js";
+import { loggedPageHooks } from "./engine/pageHooks.js";
 import { createEngine, type EngineParts } from "./engine/select.js";
 import { ServiceError, ServiceInitError, ServiceNotInitializedError } from "./errors.js";
 import { History, type HistoryEntry } from "./history.js";
@@ -66,12 +67,9 @@ export class Client {
     const parts: EngineParts = {
       options: this.options,
       logger: this.logger,
-      hooks: {
-        onNavigate: (n) =>
-          this.historyLog.record("navigate", { url: n.url, options: n.options }, n.result),
-        scrub: (error) => this.logger.redactor.error(error),
-        onFailure: (method, detail) => this.logger.debug("page", `${method} failed`, { detail }),
-      },
+      hooks: loggedPageHooks(this.logger, (n) =>
+        this.historyLog.record("navigate", { url: n.url, options: n.options }, n.result),
+      ),
       records: { metrics: this.metricsLog },
     };
     this.engine = (internals.engine ?? createEngine)(parts);

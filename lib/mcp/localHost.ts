@@ -6,6 +6,7 @@
  */
 import type { Context } from "../browser/context.js";
 import type { Engine } from "../engine/engine.js";
+import { loggedPageHooks } from "../engine/pageHooks.js";
 import { createEngine } from "../engine/select.js";
 import { agentDepsFor } from "../engine/toolDeps.js";
 import { ServiceError, ServiceInitError } from "../errors.js";
@@ -41,11 +42,7 @@ export function localHost(o: { options: V3Options; logger: Logger }): McpHost {
     const engine = createEngine({
       options,
       logger,
-      hooks: {
-        onNavigate: () => {},
-        scrub: (error) => logger.redactor.error(error),
-        onFailure: (method, detail) => logger.debug("page", `${method} failed`, { detail }),
-      },
+      hooks: loggedPageHooks(logger),
       records: { metrics },
     });
     let context: Context;
