@@ -3,6 +3,7 @@
  * active one), and its outline, under the call's deadline.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Page as PlaywrightPage } from "playwright-core";
 import type { Context } from "../browser/context.js";
 import type { Page } from "../browser/page.js";
 import {
@@ -35,18 +36,41 @@ type SnapshotOptions = { selector?: string; ignoreSelectors?: string[]; identiti
 
 /** What a sharing scope holds: its first outline, until the next call takes it or asks another. */
 interface Sharing {
-  first?: { page: Page; asked: string; snapshot: Snapshot };
+  first?: { page: Page; asked: string; navigations: number; snapshot: Snapshot };
   /** The first outline was taken or passed over: every later call reads the page itself. */
   spent: boolean;
 }
 
 const sharing = new AsyncLocalStorage<Sharing>();
 
+/** Per page, how often any of its frames has navigated, counted once a scope first reads it. */
+const navigations = new WeakMap<PlaywrightPage, { count: number }>();
+
+/**
+ * The page's navigations so far. An outline counted under another number may be of a document
+ * that is gone (a redirect by a timer between the key and the operation, a frame that loaded):
+ * its ids would name elements of another document. Told by Playwright's own events: no call
+ * into the browser.
+ */
+function navigationsOf(page: PlaywrightPage): number {
+  let counter = navigations.get(page);
+  if (!counter) {
+    const made = { count: 0 };
+    page.on("framenavigated", () => {
+      made.count++;
+    });
+    navigations.set(page, made);
+    counter = made;
+  }
+  return counter.count;
+}
+
 /**
  * Runs `work` with its first outline handed, once, to the call that asks next for the same
  * outline of the same page: the service's cache reads the page for an operation's key, and the
  * operation then works from that outline instead of walking the page again (nothing acted on
- * the page in between). Every call after those two reads the page afresh.
+ * the page in between, and none of its frames navigated). Every call after those two reads the
+ * page afresh.
  */
 export function sharingSnapshots<T>(work: () => Promise<T>): Promise<T> {
   return sharing.run({ spent: false }, work);
@@ -64,10 +88,14 @@ export async function snapshotFor(
     const { first } = scope;
     scope.first = undefined;
     scope.spent = true;
-    if (first.page === page && first.asked === asked) return first.snapshot;
+    const same = first.page === page && first.asked === asked;
+    if (same && first.navigations === navigationsOf(page.playwrightPage)) return first.snapshot;
   }
+  if (!scope || scope.spent) return freshSnapshot(page, options, settings, deadline);
+  // Counted before the walk: a navigation during it also keeps its outline from being handed on.
+  const counted = navigationsOf(page.playwrightPage);
   const snapshot = await freshSnapshot(page, options, settings, deadline);
-  if (scope && !scope.spent) scope.first = { page, asked, snapshot };
+  if (!scope.spent) scope.first = { page, asked, navigations: counted, snapshot };
   return snapshot;
 }
 

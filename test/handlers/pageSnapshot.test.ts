@@ -1,7 +1,8 @@
 /**
  * An outline shared within a scope (the service reads one for an operation's cache key): the
- * next call asking the same outline of the same page gets it without a walk, once; any other
- * call, and every call outside a scope, reads the page as it is then.
+ * next call asking the same outline of the same page gets it without a walk, once, unless a frame
+ * of the page navigated since; any other call, and every call outside a scope, reads the page as
+ * it is then.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -87,6 +88,64 @@ describe("an outline shared within a scope", () => {
       const again = await outline(client);
       expect(again).not.toBe(inScope);
       expect(again.text).toContain("Cart: green");
+    });
+  });
+
+  it("is not given across a navigation: not after the page went to another document, nor to the same URL again", async () => {
+    const client = await openShop();
+    const page = client.context.activePage()!;
+    await sharingSnapshots(async () => {
+      const first = await outline(client);
+      // As a page's own timer or a redirect would, between the key and the operation.
+      await page.playwrightPage.evaluate(() => location.assign("/outline/form.html"));
+      await page.playwrightPage.waitForURL(/form\.html$/);
+      const next = await outline(client);
+      expect(next).not.toBe(first);
+      expect(next.text).toContain('heading "Checkout form"');
+      expect(next.text).not.toContain("Cart:");
+    });
+    await page.goto(server.url("outline/shop.html"));
+    await sharingSnapshots(async () => {
+      const first = await outline(client);
+      await page.reload();
+      const next = await outline(client);
+      expect(next).not.toBe(first);
+      expect(next.text).toContain("Cart: empty");
+    });
+  });
+
+  it("is not given once a frame of the page navigated (its ids would name another document's elements)", async () => {
+    const client = await openShop();
+    const pw = client.context.activePage()!.playwrightPage;
+    await sharingSnapshots(async () => {
+      const first = await outline(client);
+      const loaded = pw.waitForEvent("framenavigated", (f) => f !== pw.mainFrame());
+      await pw.evaluate(() => {
+        const frame = document.createElement("iframe");
+        frame.src = "/outline/form.html";
+        document.body.append(frame);
+      });
+      await loaded;
+      const next = await outline(client);
+      expect(next).not.toBe(first);
+    });
+  });
+
+  it("is not given to a call about another page of the same browser", async () => {
+    const client = await openShop();
+    const shop = client.context.activePage()!;
+    const other = await client.context.newPage();
+    await other.goto(server.url("outline/form.html"));
+    await sharingSnapshots(async () => {
+      const first = await withTimeout("snapshot (test)", 30_000, "the snapshot", (deadline) =>
+        snapshotFor(shop, {}, settings, deadline),
+      );
+      expect(first.text).toContain("Cart: empty");
+      const next = await withTimeout("snapshot (test)", 30_000, "the snapshot", (deadline) =>
+        snapshotFor(other, {}, settings, deadline),
+      );
+      expect(next.text).toContain('heading "Checkout form"');
+      expect(next.text).not.toContain("Cart:");
     });
   });
 
