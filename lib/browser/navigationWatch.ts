@@ -26,19 +26,23 @@ export interface NavigationWatch {
   stop(): void;
 }
 
-const NONE: NavigationWatch = {
+/**
+ * No watch (no session of the page's own). Made per click: every click hangs a reaction on
+ * `requested`, which never settles, and one shared promise would keep them all.
+ */
+const none = (): NavigationWatch => ({
   settled: async () => {},
   barrier: async () => {},
   requested: new Promise(() => {}),
   stop: () => {},
-};
+});
 
 /** Starts watching the top document of `page` for navigations; call before the click. */
 export async function watchNavigation(page: Page): Promise<NavigationWatch> {
   const owner = await ownSession(page, page.mainFrame()).catch(() => undefined);
-  if (!owner) return NONE;
+  if (!owner) return none();
   const mainId = await owner.rootFrameId().catch(() => undefined);
-  if (!mainId) return NONE;
+  if (!mainId) return none();
   const { session } = owner;
   let requested = false;
   /** The URL committed (or reached within the document), or null when the navigation ended without one. */
