@@ -3,6 +3,8 @@ export declare const STAMP_VERSION: number;
 export declare const STAMP: string;
 export declare const BUILT_ENTRY: string;
 export declare const SOURCE_ENTRY: string;
+export declare const BUILT_MCP_ENTRY: string;
+export declare const MCP_SOURCE_ENTRY: string;
 
 /** What the build read, per file relative to the checkout's root. */
 export interface BuildInput {

@@ -9,26 +9,32 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
-/** The stamp's layout; a build of another layout is stale. */
-export const STAMP_VERSION = 1;
+/** The stamp's layout; a build of another layout is stale (2: the MCP server joined it). */
+export const STAMP_VERSION = 2;
+/** One stamp for both entries: a build is current for both or for neither. */
 export const STAMP = join("dist", "build.json");
 /** The built entry: `node dist/wayfarer-service.js` runs the service. */
 export const BUILT_ENTRY = join("dist", "wayfarer-service.js");
 /** The service's source; a tree without it (a deployment of dist/ alone) has only the build. */
 export const SOURCE_ENTRY = join("lib", "service", "main.ts");
+/** The MCP server over stdio, built: what bin/wayfarer-mcp runs while the build is current. */
+export const BUILT_MCP_ENTRY = join("dist", "wayfarer-mcp.js");
+export const MCP_SOURCE_ENTRY = join("lib", "mcp", "main.ts");
 
 export const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
 /** `{ current: true }`, or `{ current: false, why }` saying what makes dist/ unusable. */
 export function buildState(root) {
-  if (!existsSync(join(root, BUILT_ENTRY))) return { current: false, why: "no build in dist/" };
+  if (![BUILT_ENTRY, BUILT_MCP_ENTRY].every((entry) => existsSync(join(root, entry)))) {
+    return { current: false, why: "no build in dist/" };
+  }
   let stamp;
   try {
     stamp = JSON.parse(readFileSync(join(root, STAMP), "utf8"));
   } catch {
     return { current: false, why: `no readable ${STAMP}` };
   }
-  if (stamp?.version !== STAMP_VERSION || typeof stamp.inputs !== "object") {
+  if (stamp?.version !== STAMP_VERSION || !stamp.inputs || typeof stamp.inputs !== "object") {
     return { current: false, why: `${STAMP} is of another build script` };
   }
   if (!existsSync(join(root, SOURCE_ENTRY))) return { current: true };

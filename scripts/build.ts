@@ -1,10 +1,11 @@
 /**
- * `npm run build` (and `prepare`, so `npm ci` builds): the service as built JavaScript in dist/,
- * so that it starts without tsx. One ESM bundle of lib/service/main.ts and everything of lib/ it
- * imports (dist/service.js, with a source map: stack traces name the .ts lines); packages stay
- * in node_modules, loaded as they are. dist/wayfarer-service.js is the entry, run by node or by
- * bin/wayfarer-service; dist/build.json stamps every file the build read, so a stale build is
- * never run (bin/currentBuild.js).
+ * `npm run build` (and `prepare`, so `npm ci` builds): the service and the MCP server as built
+ * JavaScript in dist/, so that they start without tsx. One ESM bundle per entry, of its main.ts
+ * and everything of lib/ it imports (dist/service.js, dist/mcp.js, with source maps: stack traces
+ * name the .ts lines); packages stay in node_modules, loaded as they are. dist/wayfarer-service.js
+ * and dist/wayfarer-mcp.js are the entries, run by node or by bin/wayfarer-service and
+ * bin/wayfarer-mcp; dist/build.json stamps every file either build read, so that a stale build
+ * of either is never run (bin/currentBuild.js).
  */
 import { readFileSync, statSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
@@ -13,9 +14,11 @@ import { pathToFileURL } from "node:url";
 import { build, version as esbuildVersion, type Plugin } from "esbuild";
 import {
   BUILT_ENTRY,
+  BUILT_MCP_ENTRY,
   type BuildInput,
   type BuildStamp,
   buildState,
+  MCP_SOURCE_ENTRY,
   SOURCE_ENTRY,
   STAMP,
   STAMP_VERSION,
@@ -23,14 +26,25 @@ import {
 } from "../bin/currentBuild.js";
 
 const ROOT = join(import.meta.dirname, "..");
-const BUNDLE = join("dist", "service.js");
 /** Read by esbuild besides the sources (the TypeScript settings), or shaping the output. */
 const SETTINGS = ["tsconfig.json", relative(ROOT, import.meta.filename)];
 
-/** The entry: source maps on before the bundle loads, so its stack traces are mapped. */
-const ENTRY_TEXT = `// Built by scripts/build.ts (esbuild ${esbuildVersion}). The service: node ${BUILT_ENTRY}
+/**
+ * Each entry: its source, its bundle's name in dist/, and the file that runs it. Two bundles,
+ * not one split in shared chunks: each stays one file whose functions keep their own names
+ * (the service's build test reads dist/service.js for them), at the price of lib/'s common
+ * code twice on disk.
+ */
+const ENTRIES = [
+  { source: SOURCE_ENTRY, bundle: "service", entry: BUILT_ENTRY, what: "The service" },
+  { source: MCP_SOURCE_ENTRY, bundle: "mcp", entry: BUILT_MCP_ENTRY, what: "The MCP server" },
+];
+
+/** An entry: source maps on before the bundle loads, so its stack traces are mapped. */
+const entryText = (e: (typeof ENTRIES)[number]) =>
+  `// Built by scripts/build.ts (esbuild ${esbuildVersion}). ${e.what}: node ${e.entry}
 process.setSourceMapsEnabled(true);
-await import("./service.js");
+await import("./${e.bundle}.js");
 `;
 
 /** What a module's import.meta says in the bundle: its own source file's place, not dist/'s. */
@@ -75,13 +89,13 @@ async function writeAtomically(file: string, contents: string | Uint8Array): Pro
 
 export interface Built {
   ms: number;
-  /** Files of lib/ (and the settings) the bundle was made from. */
+  /** Files of lib/ (and the settings) the bundles were made from. */
   inputs: number;
   bytes: number;
 }
 
 /** Builds dist/ from the sources of `root`. */
-export async function buildService(root = ROOT): Promise<Built> {
+export async function buildDist(root = ROOT): Promise<Built> {
   const started = performance.now();
   // Until a new stamp is written, no build here is taken as current (a failed one included).
   await rm(join(root, STAMP), { force: true });
@@ -92,8 +106,8 @@ export async function buildService(root = ROOT): Promise<Built> {
   }
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [SOURCE_ENTRY],
-    outfile: BUNDLE,
+    entryPoints: ENTRIES.map((e) => ({ in: e.source, out: e.bundle })),
+    outdir: "dist",
     bundle: true,
     platform: "node",
     format: "esm",
@@ -120,7 +134,7 @@ export async function buildService(root = ROOT): Promise<Built> {
     bytes += out.contents.byteLength;
     await writeAtomically(out.path, out.contents);
   }
-  await writeAtomically(join(root, BUILT_ENTRY), ENTRY_TEXT);
+  for (const e of ENTRIES) await writeAtomically(join(root, e.entry), entryText(e));
   const stamp: BuildStamp = { version: STAMP_VERSION, inputs };
   // Last: until the stamp is written, the build is not taken as current.
   await writeAtomically(join(root, STAMP), `${JSON.stringify(stamp, null, 1)}\n`);
@@ -130,13 +144,13 @@ export async function buildService(root = ROOT): Promise<Built> {
 /** Builds unless dist/ already holds the build of the current sources; true when it built. */
 export async function ensureBuilt(root = ROOT): Promise<boolean> {
   if (buildState(root).current) return false;
-  await buildService(root);
+  await buildDist(root);
   return true;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const built = await buildService();
+  const built = await buildDist();
   console.log(
-    `built ${BUILT_ENTRY} from ${built.inputs} files in ${Math.round(built.ms)} ms (${(built.bytes / 1e6).toFixed(1)} MB with its map)`,
+    `built ${BUILT_ENTRY} and ${BUILT_MCP_ENTRY} from ${built.inputs} files in ${Math.round(built.ms)} ms (${(built.bytes / 1e6).toFixed(1)} MB with their maps)`,
   );
 }

@@ -1,7 +1,8 @@
 /**
- * When the build in dist/ is taken as current (bin/currentBuild.js), on a folder of the test's
- * own laid out as a checkout (the real lib/ is never touched: others work in this tree), and
- * what the run's own build (test/support/buildService.ts) stamped and mapped.
+ * When the build in dist/ (the service and the MCP server, one stamp) is taken as current
+ * (bin/currentBuild.js), on a folder of the test's own laid out as a checkout (the real lib/ is
+ * never touched: others work in this tree), and what the run's own build
+ * (test/support/buildService.ts) stamped and mapped.
  */
 import {
   mkdirSync,
@@ -18,8 +19,10 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   BUILT_ENTRY,
+  BUILT_MCP_ENTRY,
   type BuildStamp,
   buildState,
+  MCP_SOURCE_ENTRY,
   SOURCE_ENTRY,
   STAMP,
   STAMP_VERSION,
@@ -49,6 +52,7 @@ function built(files: Record<string, string>): void {
     inputs[file] = { size, mtimeMs, sha256: sha256(text) };
   }
   write(BUILT_ENTRY, 'await import("./service.js");\n');
+  write(BUILT_MCP_ENTRY, 'await import("./mcp.js");\n');
   write(STAMP, JSON.stringify({ version: STAMP_VERSION, inputs }));
 }
 
@@ -83,6 +87,19 @@ describe("the build in dist/", () => {
     expect(buildState(root)).toEqual({ current: false, why: "no build in dist/" });
   });
 
+  it("is absent for both entries when one of them is, and of another layout with no inputs", () => {
+    // One stamp covers the service and the MCP server: a build is current for both or neither.
+    built(SOURCES);
+    rmSync(join(root, BUILT_MCP_ENTRY));
+    expect(buildState(root)).toEqual({ current: false, why: "no build in dist/" });
+    built(SOURCES);
+    write(STAMP, JSON.stringify({ version: STAMP_VERSION, inputs: null }));
+    expect(buildState(root)).toEqual({
+      current: false,
+      why: `${STAMP} is of another build script`,
+    });
+  });
+
   it("is of another layout when its stamp is, and is all there is in a tree without the sources", () => {
     built(SOURCES);
     write(STAMP, JSON.stringify({ version: STAMP_VERSION + 1, inputs: {} }));
@@ -103,17 +120,24 @@ describe("the build in dist/", () => {
       expect.arrayContaining([
         SOURCE_ENTRY,
         "lib/service/server.ts",
+        MCP_SOURCE_ENTRY,
+        "lib/mcp/server.ts",
         "lib/browser/launch.ts",
         "tsconfig.json",
         "scripts/build.ts",
       ]),
     );
-    const map = JSON.parse(readFileSync(join(ROOT, "dist", "service.js.map"), "utf8")) as {
-      sources: string[];
-    };
-    expect(map.sources).toContain(`../${SOURCE_ENTRY}`);
-    // No package is in the bundle: each loads from node_modules when (and if) it is used.
-    expect(map.sources.filter((source) => source.includes("node_modules"))).toEqual([]);
+    for (const [bundle, source] of [
+      ["service", SOURCE_ENTRY],
+      ["mcp", MCP_SOURCE_ENTRY],
+    ]) {
+      const map = JSON.parse(readFileSync(join(ROOT, "dist", `${bundle}.js.map`), "utf8")) as {
+        sources: string[];
+      };
+      expect(map.sources).toContain(`../${source}`);
+      // No package is in the bundle: each loads from node_modules when (and if) it is used.
+      expect(map.sources.filter((s) => s.includes("node_modules"))).toEqual([]);
+    }
   });
 
   it("keeps the names of the functions sent into pages as source", async () => {
