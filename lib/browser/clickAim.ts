@@ -162,3 +162,18 @@ export const aimAtXPathSource = (request: AimRequest & { xpath: string; identify
 
 export const endGuardSource = (token: string) =>
   `(() => { const __name = (f) => f; return (${endGuard.toString()})(${JSON.stringify(token)}); })()`;
+
+/**
+ * Source of a call, run in Wayfarer's isolated world: whether the topmost element at (x, y) is a
+ * frame's element (iframe, frame, object, embed), whose document a click there would reach
+ * instead. Read with the browser's own functions, which the page's script cannot replace.
+ */
+export const frameAtSource = (x: number, y: number) =>
+  `(() => {
+  let hit = document.elementFromPoint(${x}, ${y});
+  for (let inner = hit?.shadowRoot?.elementFromPoint(${x}, ${y}); inner && inner !== hit; ) {
+    hit = inner;
+    inner = hit.shadowRoot?.elementFromPoint(${x}, ${y});
+  }
+  return !hit || hit.matches("iframe, frame, object, embed");
+})()`;

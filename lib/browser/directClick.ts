@@ -25,6 +25,7 @@ import {
   AIM,
   aimAtXPathSource,
   endGuardSource,
+  frameAtSource,
   type PageAim,
   VERDICT,
   type Verdict,
@@ -80,6 +81,14 @@ export async function aimClick(
     (await navigation).stop();
     return aim;
   }
+  // The aim ran in the page's main world, where the page's script can lie to it (a patched
+  // elementFromPoint naming the element while a transparent frame lies over it): what is at the
+  // point is read again in Wayfarer's world, and a frame there gets no click.
+  if (await frameAt(page, aim).catch(() => true)) {
+    (await navigation).stop();
+    await element.evaluate(VERDICT, token).catch(() => {});
+    return { wait: "covered by a frame" };
+  }
   // Read on the page's own session, in the main world where the aim ran: Playwright holds its
   // own calls while a navigation the click asked for is pending.
   const onSession = await mainWorldOf(page);
@@ -93,6 +102,14 @@ export async function aimClick(
   }
   const end = endGuardSource(token);
   return { ...aim, end: () => onSession<Verdict>(end), navigation, endsOnSession: true };
+}
+
+/** Whether a frame's element, or nothing, is topmost at the point (no session known: true). */
+async function frameAt(page: Page, { x, y }: { x: number; y: number }): Promise<boolean> {
+  const owner = await ownSession(page, page.mainFrame());
+  if (!owner) return true;
+  const world = await isolatedWorld(owner, await owner.rootFrameId());
+  return evaluator(owner.session, world)<boolean>(frameAtSource(x, y));
 }
 
 /** Evaluates in the main world of the top document on the page's own session, if known. */

@@ -1,0 +1,76 @@
+/**
+ * A page that fights the click: it may lie to the aim, swap the target, cover it. The click
+ * lands on the element named, or fails; never on something else.
+ */
+import type { Page as PlaywrightPage } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { Page } from "../../lib/browser/page.js";
+import { ServiceTimeoutError } from "../../lib/index.js";
+import { useClients } from "../support/clients.js";
+import { failure } from "../support/failure.js";
+import { useStaticServer } from "../support/staticServer.js";
+
+const server = useStaticServer();
+const clients = useClients();
+
+const COUNTING = `<script>
+  window.clicks = {};
+  addEventListener("click", (e) => {
+    if (!e.isTrusted) return;
+    const id = e.target.closest("[id]")?.id ?? "nothing";
+    clicks[id] = (clicks[id] ?? 0) + 1;
+  });
+</script>`;
+
+async function open(body: string): Promise<{ page: Page; pw: PlaywrightPage }> {
+  const client = await clients.open();
+  const page = client.context.activePage()!;
+  await page.goto(server.url("basic.html"));
+  await page.playwrightPage.setContent(
+    `<!doctype html><html><body>${body}${COUNTING}</body></html>`,
+  );
+  return { page, pw: page.playwrightPage };
+}
+
+const clicks = (pw: PlaywrightPage) =>
+  pw.evaluate(() => (window as unknown as { clicks: Record<string, number> }).clicks);
+
+const LIAR = `<script>
+  const real = Document.prototype.elementFromPoint;
+  Document.prototype.elementFromPoint = function () { return document.getElementById("b"); };
+</script>`;
+
+/** A frame laid over the target, invisible, whose button counts its clicks. */
+const frameOver = (src: string) =>
+  `<iframe style="position:absolute;left:0;top:0;width:300px;height:200px;opacity:0;border:0" src="${src}"></iframe>`;
+
+const BUTTON = `<button id="b" style="position:absolute;left:20px;top:20px;width:100px;height:40px">Cancel</button>`;
+
+async function frameClicks(pw: PlaywrightPage): Promise<() => Promise<number>> {
+  const inner = pw.frames().find((f) => f !== pw.mainFrame())!;
+  await inner.waitForFunction(() => "clicks" in window);
+  return () => inner.evaluate(() => (window as unknown as { clicks: number }).clicks);
+}
+
+// The handle's aim runs in the page's main world: a page that patches elementFromPoint there
+// names the target while a transparent frame (same site or another) takes the mouse.
+describe("a page that lies to the aim about what is on top", () => {
+  for (const [form, b] of [
+    ["CSS", "#b"],
+    ["XPath", "/html/body/button[@id='b']"],
+  ] as const) {
+    for (const site of ["same site", "another site"] as const) {
+      it(`clicks nothing in a transparent frame over the target (${form}, ${site})`, async () => {
+        const src = server.url("attack/deleteAll.html");
+        const { page, pw } = await open(
+          `${BUTTON}${frameOver(site === "same site" ? src : src.replace("127.0.0.1", "localhost"))}${LIAR}`,
+        );
+        const inFrame = await frameClicks(pw);
+        const error = await failure(page.click(b, { timeout: 1_500 }));
+        expect(error).toBeInstanceOf(ServiceTimeoutError);
+        expect(await inFrame()).toBe(0);
+        expect(await clicks(pw)).toEqual({});
+      });
+    }
+  }
+});
