@@ -74,3 +74,55 @@ describe("a page that lies to the aim about what is on top", () => {
     }
   }
 });
+
+describe("a page that changes what is under the pointer as it arrives", () => {
+  for (const [form, b] of [
+    ["CSS", "#b"],
+    ["XPath", "/html/body/button[@id='b']"],
+  ] as const) {
+    it(`never clicks a "Delete all" swapped in at the target's place (${form})`, async () => {
+      const { page, pw } = await open(BUTTON);
+      await pw.evaluate(() => {
+        const old = document.getElementById("b")!;
+        old.addEventListener("pointermove", () => {
+          const swapped = old.cloneNode(true) as HTMLElement;
+          swapped.id = "deleteAll";
+          swapped.textContent = "Delete all";
+          old.replaceWith(swapped);
+        });
+      });
+      await failure(page.click(b, { timeout: 1_500 }));
+      expect(await clicks(pw)).toEqual({});
+    });
+
+    for (const site of ["same site", "another site"] as const) {
+      it(`clicks nothing in a transparent frame laid over the target as the pointer moves (${form}, ${site})`, async () => {
+        const { page, pw } = await open(BUTTON);
+        const src = server.url("attack/deleteAll.html");
+        await pw.evaluate(
+          (src) => {
+            const frame = document.createElement("iframe");
+            frame.src = src;
+            frame.style.cssText =
+              "position:absolute;left:0;top:0;width:300px;height:200px;opacity:0;border:0;display:none";
+            document.body.append(frame);
+            document.getElementById("b")!.addEventListener("pointermove", () => {
+              frame.style.display = "block";
+            });
+          },
+          site === "same site" ? src : src.replace("127.0.0.1", "localhost"),
+        );
+        const inFrame = await frameClicks(pw);
+        const outcome = await page.click(b, { timeout: 1_500 }).then(
+          () => "clicked",
+          (error: Error) => error.constructor.name,
+        );
+        expect({ outcome, inFrame: await inFrame(), clicks: await clicks(pw) }).toEqual({
+          outcome: "ServiceTimeoutError",
+          inFrame: 0,
+          clicks: {},
+        });
+      });
+    }
+  }
+});
