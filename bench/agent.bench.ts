@@ -14,8 +14,6 @@
  *
  *   npm run bench:agent            BENCH_RUNS=21 npm run bench:agent
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { RequestHandler } from "msw";
 import { setupServer } from "msw/node";
@@ -28,6 +26,7 @@ import {
   workshopExecutionModel,
   workshopWordsAgent,
 } from "../test/support/llm/workshopAgent.js";
+import { beforeTree } from "./beforeService.js";
 import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
 import { teaScript } from "./teaScript.js";
@@ -36,7 +35,6 @@ import { workshopScript } from "./workshopScript.js";
 /** The last commit before the agent acted on ids: the "before" of this bench. */
 const BEFORE_COMMIT = "d115dc0";
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
-const ROOT = join(import.meta.dirname, "..");
 const tokenizerEntry = "gpt-tokenizer/encoding/o200k_base";
 const { countTokens } = (await import(tokenizerEntry)) as { countTokens(text: string): number };
 
@@ -110,12 +108,8 @@ model.listen({ onUnhandledRequest: "bypass" });
 
 /** The library as it was at BEFORE_COMMIT, unpacked beside this tree (it resolves our node_modules). */
 async function beforeClient(): Promise<ClientClass | undefined> {
-  const dir = join(ROOT, ".bench-before");
   try {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir);
-    const archive = execFileSync("git", ["archive", BEFORE_COMMIT, "lib"], { cwd: ROOT });
-    execFileSync("tar", ["-x", "-C", dir], { input: archive });
+    const dir = beforeTree(BEFORE_COMMIT);
     const lib = (await import(join(dir, "lib", "index.ts"))) as { Client: ClientClass };
     return lib.Client;
   } catch (error) {
@@ -232,5 +226,4 @@ try {
   for (const client of clients.values()) await client.close();
   await server.close();
   model.close();
-  rmSync(join(ROOT, ".bench-before"), { recursive: true, force: true });
 }
