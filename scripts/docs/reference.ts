@@ -1,7 +1,7 @@
 /**
  * docs/reference/, written from the code: the options from the zod schemas, the environment
- * variables from lib/envVars.ts, the errors from lib/errorRegistry.ts. `npm run docs` writes
- * these pages and `npm test` fails when one on disk differs.
+ * variables from lib/envVars.ts, the errors from lib/errorRegistry.ts, the MCP server's settings
+ * and tools (mcpReference.ts). `npm run docs` writes these pages and `npm test` fails when one on disk differs.
  */
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -35,7 +35,15 @@ import {
   VariablesSchema,
   ViewportSchema,
 } from "../../lib/options.js";
-import { type FieldRow, fieldRows, type SchemaNames } from "./zodFields.js";
+import { mcpPage } from "./mcpReference.js";
+import {
+  anchorOf,
+  cell,
+  type FieldRow,
+  fieldRows,
+  markdownRow,
+  type SchemaNames,
+} from "./zodFields.js";
 
 export interface GeneratedFile {
   /** Relative to the repository root. */
@@ -224,15 +232,6 @@ const OPTION_SECTIONS: Section[] = [
   },
 ];
 
-/** Markdown table cells: pipes and line breaks would end the cell. */
-const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-/** GitHub's anchor of a heading (test/docs/links.test.ts checks every link to one). */
-const anchorOf = (title: string) =>
-  title
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-    .replace(/\s/g, "-");
-
 /** Types that have a section of their own link to it. */
 const TYPE_LINKS: Record<string, string> = {
   LocalBrowserLaunchOptions: "#localbrowserlaunchoptions",
@@ -241,21 +240,7 @@ const TYPE_LINKS: Record<string, string> = {
   ModelConfiguration: "#model-configuration-the-generic-shape",
 };
 
-function row(field: FieldRow): string {
-  const code = `\`${cell(field.type)}\``;
-  const link = TYPE_LINKS[field.type];
-  const type = link ? `[${code}](${link})` : code;
-  const given =
-    field.defaultValue === undefined
-      ? field.required
-        ? "required"
-        : "—"
-      : field.defaultValue.startsWith("its ")
-        ? field.defaultValue
-        : `\`${cell(field.defaultValue)}\``;
-  const description = `${field.description ?? ""}${field.libraryOnly ? " **Library only.**" : ""}`;
-  return `| \`${field.name}\` | ${type} | ${given} | ${cell(description)} |`;
-}
+const row = (field: FieldRow) => markdownRow(field, TYPE_LINKS);
 
 function optionsPage(): string {
   const lines = [
@@ -366,6 +351,7 @@ export function generatedReference(): GeneratedFile[] {
     { path: "docs/reference/options.md", text: optionsPage() },
     { path: "docs/reference/environment.md", text: environmentPage() },
     { path: "docs/reference/errors.md", text: errorsPage() },
+    { path: "docs/reference/mcp.md", text: mcpPage(GENERATED) },
   ].map((file) => ({ ...file, text: formatted(file.path, file.text) }));
 }
 

@@ -126,3 +126,33 @@ function isOptional(schema: z.ZodType): boolean {
   const t = defOf(schema).type;
   return t === "optional" || t === "default";
 }
+
+/** Markdown table cells: pipes and line breaks would end the cell. */
+export const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+/** GitHub's anchor of a heading (test/docs/links.test.ts checks every link to one). */
+export const anchorOf = (title: string) =>
+  title
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
+
+/** A field's default as a table shows it: required, none, a value, or its fields' own. */
+export function givenText(field: FieldRow): string {
+  if (field.defaultValue === undefined) return field.required ? "required" : "—";
+  return field.defaultValue.startsWith("its ")
+    ? field.defaultValue
+    : `\`${cell(field.defaultValue)}\``;
+}
+
+/**
+ * One field as a row of `| Name | Type | Default | Description |`; a type with a section of
+ * its own links to it (`typeLinks`: type → `#anchor`).
+ */
+export function markdownRow(field: FieldRow, typeLinks: Record<string, string> = {}): string {
+  const code = `\`${cell(field.type)}\``;
+  const link = typeLinks[field.type];
+  const type = link ? `[${code}](${link})` : code;
+  const description = `${field.description ?? ""}${field.libraryOnly ? " **Library only.**" : ""}`;
+  return `| \`${field.name}\` | ${type} | ${givenText(field)} | ${cell(description)} |`;
+}
