@@ -1,9 +1,6 @@
 import { createHmac } from "node:crypto";
-import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import * as run from "../../api/run.js";
 import { RESERVE_MS } from "../../lib/job/runJob.js";
@@ -14,6 +11,7 @@ import { openaiResponses } from "../support/llm/openai.js";
 import { shopModel as scriptedShop } from "../support/llm/shopModel.js";
 import { freePort } from "../support/ports.js";
 import { type StaticServer, startStaticServer } from "../support/staticServer.js";
+import { useTempFolders } from "../support/tempFolders.js";
 
 const SECRET = "cron-secret-for-tests-0123456789";
 const MODEL_KEY = "sk-api-test-model-key-98765";
@@ -21,6 +19,7 @@ let site: StaticServer;
 let fn: { url: string; close(): Promise<void> };
 let restoreEnv: () => void = () => {};
 const model = useModelServer();
+const tempFolder = useTempFolders();
 
 beforeAll(async () => {
   site = await startStaticServer();
@@ -40,7 +39,7 @@ beforeEach(() => {
   process.env.JOB_EXTRACT = "what is in the cart";
   process.env.JOB_MODEL = "openai/gpt-4.1-mini";
   // The job's recorded actions go to a folder of the test's own, never the repository's.
-  process.env.JOB_CACHE_DIR = mkdtempSync(join(tmpdir(), "wayfarer-api-cache-"));
+  process.env.JOB_CACHE_DIR = tempFolder("wayfarer-api-cache-");
 });
 afterEach(() => restoreEnv());
 

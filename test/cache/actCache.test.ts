@@ -3,8 +3,7 @@
  * other variable values share the entry; an element that changed is never clicked, heals through
  * the model and is written back; with no model to heal, a clear error.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CacheStore } from "../../lib/cache/cacheStore.js";
@@ -17,8 +16,10 @@ import { openaiResponses } from "../support/llm/openai.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { makeReadOnly } from "../support/readOnlyFolder.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { useTempFolders } from "../support/tempFolders.js";
 
 const server = useStaticServer();
+const tempFolder = useTempFolders();
 const model = useModelServer();
 const clients = useClients();
 const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-cache-test-key-123456" };
@@ -37,7 +38,7 @@ const moveBlackTeaLast = (client: Client) =>
 
 describe("the action cache", () => {
   it("records on a miss and replays with no model call", async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    const cacheDir = tempFolder("wayfarer-act-cache-");
     model.use(shopModel());
     const first = await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir });
     const recorded = await first.act("add black tea to the cart");
@@ -69,7 +70,7 @@ describe("the action cache", () => {
   });
 
   it("shares one entry between runs with other variable values, and never stores a value", async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    const cacheDir = tempFolder("wayfarer-act-cache-");
     model.use(
       openaiResponses((r) => ({
         elements: [
@@ -106,7 +107,7 @@ describe("the action cache", () => {
   });
 
   it("never clicks another item's button: the changed element heals and is written back", async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    const cacheDir = tempFolder("wayfarer-act-cache-");
     model.use(shopModel());
     const first = await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir });
     await first.act("add black tea to the cart");
@@ -136,7 +137,7 @@ describe("the action cache", () => {
   });
 
   it("replays from a committed cacheDir mounted read-only; a healed entry goes to the overlay, read first", async (t) => {
-    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    const cacheDir = tempFolder("wayfarer-act-cache-");
     model.use(shopModel());
     await (await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir })).act(
       "add black tea to the cart",
@@ -180,7 +181,7 @@ describe("the action cache", () => {
   });
 
   it("treats an entry of another version as a miss: the model is asked, the entry rewritten", async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    const cacheDir = tempFolder("wayfarer-act-cache-");
     model.use(shopModel());
     await (await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir })).act(
       "add black tea to the cart",
@@ -197,7 +198,7 @@ describe("the action cache", () => {
   });
 
   it("with selfHeal off, does nothing on a changed element and says why", async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    const cacheDir = tempFolder("wayfarer-act-cache-");
     model.use(shopModel());
     await (await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir })).act(
       "add black tea to the cart",
@@ -216,7 +217,7 @@ describe("the action cache", () => {
   });
 
   it("a removed element with no model configured: a clear error, nothing clicked", async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-act-cache-"));
+    const cacheDir = tempFolder("wayfarer-act-cache-");
     model.use(shopModel());
     await (await clients.openOn(server.url("outline/shop.html"), { model: MODEL, cacheDir })).act(
       "add black tea to the cart",
@@ -239,7 +240,7 @@ describe("the action cache", () => {
   });
 
   it("answers observe from the cache while the elements are the ones recorded, else asks again", async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-observe-cache-"));
+    const cacheDir = tempFolder("wayfarer-observe-cache-");
     model.use(
       openaiResponses((r) => ({
         elements: [

@@ -4,8 +4,7 @@
  * now another tea's) is never clicked, heals with one act call and is written back; with
  * selfHeal off, or no model, the replay stops with nothing clicked; hybrid runs are not cached.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Client, LogLine } from "../../lib/index.js";
@@ -18,6 +17,7 @@ import { signupAgent, signupExecutionModel } from "../support/llm/signupAgent.js
 import { teaAgent, teaExecutionAnswer, teaExecutionModel } from "../support/llm/teaAgent.js";
 import { freePort } from "../support/ports.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { useTempFolders } from "../support/tempFolders.js";
 
 const server = useStaticServer();
 const model = useModelServer();
@@ -25,7 +25,8 @@ const clients = useClients();
 const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-agent-cache-key-123456" };
 const TASK = "Find the price of green tea";
 
-const cacheFolder = () => mkdtempSync(join(tmpdir(), "wayfarer-agent-cache-"));
+const tempFolder = useTempFolders();
+const cacheFolder = () => tempFolder("wayfarer-agent-cache-");
 const entryIn = (cacheDir: string) => {
   const files = readdirSync(cacheDir);
   expect(files).toHaveLength(1);

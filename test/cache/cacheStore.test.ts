@@ -3,14 +3,14 @@
  * falls back to the overlay, two processes writing one key never corrupt it.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CACHE_ENTRY_VERSION, type CacheEntry } from "../../lib/cache/cacheEntry.js";
 import { CacheStore } from "../../lib/cache/cacheStore.js";
 import { Logger, type LogLine } from "../../lib/log.js";
+import { useTempFolders } from "../support/tempFolders.js";
 
 const KEY = "act-v1-0123456789abcdef0123456789abcdef";
 const firstDescription = (read: CacheEntry | undefined) =>
@@ -36,7 +36,8 @@ const entry = (description = "the Sign in button"): CacheEntry => ({
 
 let lines: LogLine[] = [];
 const logger = () => new Logger({ verbose: 2, disablePino: true, logger: (l) => lines.push(l) });
-const folder = () => mkdtempSync(join(tmpdir(), "wayfarer-cache-test-"));
+const tempFolder = useTempFolders();
+const folder = () => tempFolder("wayfarer-cache-test-");
 afterEach(() => {
   lines = [];
 });

@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TokenCapError } from "../../lib/errors.js";
@@ -18,8 +15,10 @@ import { OPENAI_USAGE, openaiResponses } from "../support/llm/openai.js";
 import { shopModel as scriptedShop } from "../support/llm/shopModel.js";
 import { decodePng } from "../support/png.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { useTempFolders } from "../support/tempFolders.js";
 
 const server = useStaticServer();
+const tempFolder = useTempFolders();
 const model = useModelServer();
 const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-job-test-key-123456" };
 
@@ -54,7 +53,7 @@ describe("runJob", () => {
 
   it("with a committed cache, the second run's act asks no model; its extract still does", async () => {
     model.use(shopModel);
-    const cacheDir = mkdtempSync(join(tmpdir(), "wayfarer-job-cache-"));
+    const cacheDir = tempFolder("wayfarer-job-cache-");
     const first = await runJob(job({ cacheDir }));
     expect(first.data).toBe("Cart: black");
     expect(model.requests()).toHaveLength(2);

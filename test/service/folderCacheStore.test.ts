@@ -3,23 +3,19 @@
  * written by anyone else is a miss), an entry's size capped, the total capped by deleting the
  * least recently used, an old entry a miss and deleted, and all of it kept across a restart.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CacheSeal } from "../../lib/service/cacheSeal.js";
 import { FolderCacheStore } from "../../lib/service/folderCacheStore.js";
+import { useTempFolders } from "../support/tempFolders.js";
 
 const LIMITS = { maxEntryBytes: 4_096, maxBytes: 1_000_000, maxAgeMs: 7 * 86_400_000 };
 const KEY = `extract-${"a".repeat(64)}`;
 const OTHER = `extract-${"b".repeat(64)}`;
 
-const made: string[] = [];
-const folder = () => {
-  const parent = mkdtempSync(join(tmpdir(), "wayfarer-server-cache-"));
-  made.push(parent);
-  return join(parent, "cache");
-};
+const tempFolder = useTempFolders();
+const folder = () => join(tempFolder("wayfarer-server-cache-"), "cache");
 const entryFile = (dir: string, key: string) => join(dir, `${key}.json`);
 /** A value of about `bytes` bytes once sealed (the header adds ~150). */
 const sized = (bytes: number) => ({ extraction: "x".repeat(bytes - 170) });
@@ -28,9 +24,6 @@ const later = () => new Promise((r) => setTimeout(r, 5));
 
 afterEach(() => {
   vi.useRealTimers();
-});
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("the folder store of the server cache", () => {
