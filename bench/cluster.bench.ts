@@ -29,6 +29,7 @@ import { shopModel } from "../test/support/llm/shopModel.js";
 import { type ServiceProcess, startService } from "../test/support/serviceProcess.js";
 import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
+import { postV1 } from "./v1Post.js";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 30);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -60,25 +61,14 @@ interface Answer {
 }
 
 async function call(base: string, path: string, body: unknown): Promise<Answer> {
-  const t0 = performance.now();
-  const response = await fetch(`${base}/v1${path}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-wf-api-key": KEY,
-      "x-model-api-key": "sk-bench-cluster",
-    },
-    body: JSON.stringify(body),
-  });
-  const answer = (await response.json()) as { success: boolean; data?: unknown };
-  const ms = performance.now() - t0;
-  const own = Number(response.headers.get("server-timing")?.match(/dur=([\d.]+)/)?.[1] ?? 0);
+  const headers = { "x-wf-api-key": KEY, "x-model-api-key": "sk-bench-cluster" };
+  const answer = await postV1(base, headers, path, body);
   return {
-    ok: answer.success,
-    share: ms - own,
-    ms,
-    cache: response.headers.get("x-cache-status"),
-    data: answer.data,
+    ok: answer.json.success === true,
+    share: answer.ms - (answer.own ?? 0),
+    ms: answer.ms,
+    cache: answer.headers.get("x-cache-status"),
+    data: answer.json.data,
   };
 }
 

@@ -22,6 +22,7 @@ import { type ServiceProcess, startService } from "../test/support/serviceProces
 import { serviceBefore } from "./beforeService.js";
 import { median } from "./median.js";
 import { startBenchServer } from "./snapshot/server.js";
+import { postV1 } from "./v1Post.js";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -48,18 +49,14 @@ const before = await serviceBefore(BEFORE, serviceEnv);
 if (before) services.set("before", before);
 
 async function post(base: string, path: string, body: unknown) {
-  const response = await fetch(`${base}/v1${path}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-wf-api-key": KEY,
-      "x-model-api-key": MODEL.apiKey,
-    },
-    body: JSON.stringify(body),
-  });
-  const answer = (await response.json()) as { success: boolean; data?: unknown };
-  if (!answer.success) throw new Error(`${path}: ${JSON.stringify(answer).slice(0, 300)}`);
-  return answer.data as Record<string, unknown>;
+  const { json } = await postV1(
+    base,
+    { "x-wf-api-key": KEY, "x-model-api-key": MODEL.apiKey },
+    path,
+    body,
+  );
+  if (!json.success) throw new Error(`${path}: ${JSON.stringify(json).slice(0, 300)}`);
+  return json.data as Record<string, unknown>;
 }
 
 function readOr(path: string): string {

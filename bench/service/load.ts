@@ -26,12 +26,14 @@ import { startService } from "../../test/support/serviceProcess.js";
 import { serviceBefore } from "../beforeService.js";
 import { median } from "../median.js";
 import { startBenchServer } from "../snapshot/server.js";
+import { postV1 } from "../v1Post.js";
 
 /** The section: `kit` is the model kit every side's service and the in-process clients ask. */
 export async function run({ kit }: { modelUrl: string; kit: ModelKitServer }): Promise<void> {
   const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 20);
   const KEY = "bench-key-0123456789abcdef";
   const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench-service" };
+  const HEADERS = { "x-wf-api-key": KEY, "x-model-api-key": MODEL.apiKey };
 
   const pages = await startBenchServer();
   const pageUrl = `${pages.origin}/fixtures/outline/shop.html`;
@@ -72,22 +74,11 @@ export async function run({ kit }: { modelUrl: string; kit: ModelKitServer }): P
     op?: Op,
     base = service.url,
   ): Promise<{ success: boolean; data?: unknown }> {
-    const t0 = performance.now();
-    const response = await fetch(`${base}/v1${path}`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-wf-api-key": KEY,
-        "x-model-api-key": MODEL.apiKey,
-      },
-      body: JSON.stringify(body),
-    });
-    const answer = (await response.json()) as { success: boolean; data?: unknown };
-    const own = response.headers.get("server-timing")?.match(/dur=([\d.]+)/)?.[1];
+    const { json, ms, own } = await postV1(base, HEADERS, path, body);
     if (op && own !== undefined && base === service.url) {
-      overhead.set(op, [...(overhead.get(op) ?? []), performance.now() - t0 - Number(own)]);
+      overhead.set(op, [...(overhead.get(op) ?? []), ms - own]);
     }
-    return answer;
+    return { ...json, success: json.success === true };
   }
 
   async function timed<T>(where: Side, op: Op, work: () => Promise<T>): Promise<T> {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { type ServiceProcess, startService } from "../../test/support/serviceProcess.js";
 import { unpackBefore } from "../beforeService.js";
 import { startReference } from "../referenceService.js";
+import { postV1, type V1Answer } from "../v1Post.js";
 
 export const BENCH_KEY = "bench-key-0123456789abcdef";
 export const BENCH_MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-bench-service" };
@@ -97,17 +98,6 @@ export async function startSides(setup: SideSetup): Promise<ServiceSide[]> {
 }
 
 /** A JSON POST to a side's /v1 path, with its headers; the answer and the time it took. */
-export async function postTo(
-  side: ServiceSide,
-  path: string,
-  body: unknown,
-): Promise<{ status: number; json: { success?: boolean; data?: unknown }; ms: number }> {
-  const t0 = performance.now();
-  const response = await fetch(`${side.url}/v1${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...side.headers },
-    body: JSON.stringify(body),
-  });
-  const json = (await response.json()) as { success?: boolean; data?: unknown };
-  return { status: response.status, json, ms: performance.now() - t0 };
+export async function postTo(side: ServiceSide, path: string, body: unknown): Promise<V1Answer> {
+  return postV1(side.url, side.headers, path, body);
 }
