@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, type Instance, startCluster, v1 } from "../support/cluster.js";
+import { commandLineIfLive, liveDescendants } from "../support/processes.js";
 import { scrape } from "../support/prometheus.js";
 import { useStaticServer } from "../support/staticServer.js";
 
@@ -33,6 +34,14 @@ const metricsOf = async (instance: Instance) => {
   };
 };
 
+/** The browsers (their main processes, not their renderers and helpers) under an instance. */
+const browsersUnder = (instance: Instance) =>
+  liveDescendants(instance.child.pid!).filter((pid) => {
+    // Chromium rewrites its command line as one string: its helpers' name their --type.
+    const line = commandLineIfLive(pid).join(" ");
+    return line !== "" && !line.startsWith("sh ") && !/ --type=/.test(line);
+  });
+
 async function warmOn(instance: Instance): Promise<void> {
   const until = Date.now() + 45_000;
   while ((await metricsOf(instance)).warm < 1 && Date.now() < until) {
@@ -51,8 +60,14 @@ describe("warm browsers in shared mode", () => {
     expect(first.status).toBe(200);
     const firstId = (first.body.data as { sessionId: string }).sessionId;
     expect((await metricsOf(A)).fromWarm).toBe(1);
-    // A is full now: its room went to the session, so no warm browser fills it again.
-    await new Promise((r) => setTimeout(r, 1_000));
+    // A is full now: its room went to the session, so no browser is launched to wait there.
+    // Watched for a while by its processes (one appears as a launch begins; the gauge counts
+    // only a browser ready, which a slow launch is not yet).
+    const watchedUntil = Date.now() + 2_000;
+    while (Date.now() < watchedUntil) {
+      expect(browsersUnder(A)).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect((await metricsOf(A)).warm).toBe(0);
 
     // Asked of A, placed on B, served by B's waiting browser.
