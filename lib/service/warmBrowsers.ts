@@ -149,7 +149,9 @@ export class WarmBrowsers {
     }
     taken.warm.launched.browser.once("disconnected", entry.lost);
     this.waiting.unshift(entry);
-    this.trim();
+    // Once the refused start no longer counts as starting: trimmed now, near full, the browser
+    // it gave back would be ended for its room, and relaunched (a launch for every refusal).
+    setImmediate(() => this.trim());
   }
 
   /** Ends waiting browsers past the room the sessions leave (a session launched fresh takes it). */
