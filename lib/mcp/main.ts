@@ -75,7 +75,7 @@ try {
   if (options.env === "LOCAL") armLifeline();
   // The host checks the options (a REMOTE without a key, a bad browser profile) at once.
   const host = localHost({ options, logger });
-  const server = buildMcpServer(host, {
+  const server = await buildMcpServer(host, {
     variables: settings.variables,
     toolTimeoutMs: settings.toolTimeoutMs,
     agentMaxSteps: settings.agentMaxSteps,

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer, RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type {
   CallToolResult,
@@ -34,11 +34,13 @@ const VERSION = (
   }
 ).version;
 
-export function buildMcpServer(host: McpHost, o: McpOptions): McpServer {
-  const server = new McpServer(
-    { name: "wayfarer", version: VERSION },
-    { instructions: INSTRUCTIONS },
-  );
+/**
+ * Async: the SDK is imported with the first server, so that the service (whose bundle holds this
+ * file) loads it with its first /mcp request, not at its start.
+ */
+export async function buildMcpServer(host: McpHost, o: McpOptions): Promise<McpServer> {
+  const { McpServer: Server } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+  const server = new Server({ name: "wayfarer", version: VERSION }, { instructions: INSTRUCTIONS });
   const session = new McpSession(o);
   const queue = new CallQueue();
   /** One call: its turn in the queue, then the handler on the host's browser. */

@@ -170,6 +170,11 @@ function build() {
         description: "The front page, this document and its interactive reference.",
       },
       {
+        name: "mcp",
+        description:
+          "The Model Context Protocol's Streamable HTTP transport: each MCP session owns a session (docs/guide/mcp.md).",
+      },
+      {
         name: "dashboard",
         description:
           "A session's live view, behind its read-only view token (the API key opens nothing here).",

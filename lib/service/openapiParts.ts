@@ -84,6 +84,12 @@ export const SECURITY_SCHEMES = {
     scheme: "bearer",
     description: "WAYFARER_METRICS_TOKEN, when the operator set one.",
   },
+  mcpBearer: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "/mcp only: the project's API key as `Authorization: Bearer <key>`, as MCP clients send it (x-wf-api-key works there too).",
+  },
   cdpToken: {
     type: "apiKey",
     in: "query",

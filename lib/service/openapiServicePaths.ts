@@ -14,6 +14,7 @@ import {
   failures,
   json,
   jsonContent,
+  KEYED,
   KEYED_FAILURES,
   PUBLIC,
   PUBLIC_FAILURES,
@@ -128,6 +129,139 @@ export function servicePaths() {
       },
     },
     ...dashboardPaths(),
+    ...mcpPaths(),
+  };
+}
+
+/** `/mcp`: one path, three methods, the transport's own JSON-RPC in and out. */
+function mcpPaths() {
+  const security = [...KEYED, { mcpBearer: [] }];
+  const rpcError = (description: string, example: unknown) => ({
+    description,
+    content: jsonContent(
+      {
+        type: "object",
+        required: ["jsonrpc", "error", "id"],
+        properties: {
+          jsonrpc: { const: "2.0" },
+          error: {
+            type: "object",
+            required: ["code", "message"],
+            properties: { code: { type: "integer" }, message: { type: "string" } },
+          },
+          id: { type: ["string", "integer", "null"] },
+        },
+      },
+      example,
+    ),
+  });
+  const notFound = rpcError(
+    "No such MCP session of this key's project: it ended (DELETE, idle, the service's end) or never was. Initialize again.",
+    { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
+  );
+  const refusedKey = {
+    description:
+      "No valid key (x-wf-api-key or Authorization: Bearer); the answer says `WWW-Authenticate: Bearer`.",
+    headers: {
+      "www-authenticate": { description: "`Bearer`.", schema: { type: "string" } },
+    },
+    content: jsonContent(ref("schemas", "FailureBody")),
+  };
+  const sessionHeader = {
+    name: "mcp-session-id",
+    in: "header",
+    required: false,
+    description:
+      "The MCP session's id, from the initialize answer's header; it is also the service session's id. Absent only on `initialize`.",
+    schema: { type: "string" },
+  };
+  const base = { tags: ["mcp"], security, parameters: [sessionHeader] };
+  return {
+    "/mcp": {
+      post: {
+        ...base,
+        operationId: "mcpPost",
+        summary: "Send MCP messages (an initialize starts a session)",
+        description:
+          "A JSON-RPC message of the Model Context Protocol (Streamable HTTP, `Accept: application/json, text/event-stream`). `initialize` without `mcp-session-id` starts a session as /v1/sessions/start does (the same quotas, sandbox and idle end); its answer carries `mcp-session-id` and the dashboard link as `x-wf-session-url`. At initialize only: `x-wf-model` (and `x-model-api-key`) lists the model-backed tools, `x-wf-variables` (base64 JSON `{name: {value, origins}}`) gives `%name%` variables.",
+        requestBody: { required: true, content: jsonContent({ type: "object" }) },
+        responses: {
+          200: {
+            description:
+              "The answer: one JSON-RPC message, or SSE carrying progress notifications then the answer.",
+            headers: {
+              "mcp-session-id": {
+                description: "The session's id (initialize).",
+                schema: { type: "string" },
+              },
+              "x-wf-session-url": {
+                description:
+                  "The session's dashboard link (initialize); never in the conversation.",
+                schema: { type: "string" },
+              },
+            },
+            content: {
+              ...jsonContent({ type: "object" }),
+              "text/event-stream": { schema: { type: "string" } },
+            },
+          },
+          202: { description: "A notification or response accepted." },
+          400: rpcError("Not JSON-RPC, or no session id on a message other than initialize.", {
+            jsonrpc: "2.0",
+            error: { code: -32000, message: "Bad Request: no mcp-session-id header" },
+            id: null,
+          }),
+          401: refusedKey,
+          404: notFound,
+          406: { description: "`Accept` lacks application/json or text/event-stream." },
+          ...failures(413),
+          429: rpcError(
+            "The project's sessions or budget are at their limit (initialize), or its rate limit.",
+            { jsonrpc: "2.0", error: { code: -32000, message: "Too many sessions" }, id: 1 },
+          ),
+          503: rpcError("No room for a session, or the service is stopping.", {
+            jsonrpc: "2.0",
+            error: { code: -32000, message: "The service is full" },
+            id: 1,
+          }),
+        },
+      },
+      get: {
+        ...base,
+        operationId: "mcpStream",
+        summary: "Listen for the server's own messages (SSE)",
+        responses: {
+          200: {
+            description: "An SSE stream of server messages.",
+            content: { "text/event-stream": { schema: { type: "string" } } },
+          },
+          400: rpcError("No session id.", {
+            jsonrpc: "2.0",
+            error: { code: -32000, message: "Bad Request: no mcp-session-id header" },
+            id: null,
+          }),
+          401: refusedKey,
+          404: notFound,
+          ...failures(429, 503),
+        },
+      },
+      delete: {
+        ...base,
+        operationId: "mcpEnd",
+        summary: "End the MCP session, its session and its browser",
+        responses: {
+          200: { description: "Ended." },
+          400: rpcError("No session id.", {
+            jsonrpc: "2.0",
+            error: { code: -32000, message: "Bad Request: no mcp-session-id header" },
+            id: null,
+          }),
+          401: refusedKey,
+          404: notFound,
+          ...failures(429, 503),
+        },
+      },
+    },
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { hostname } from "node:os";
 import { join } from "node:path";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { deepBodyRefusal } from "../api/nesting.js";
 import { ServiceValidationError } from "../errors.js";
 import { failureBody } from "./answers.js";
@@ -20,6 +20,7 @@ import { apiDocsRoutes } from "./routes/apiDocs.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
 import { frontRoutes } from "./routes/front.js";
 import { healthRoutes } from "./routes/health.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { operationRoutes } from "./routes/operations.js";
 import { platformRoutes } from "./routes/platform.js";
@@ -145,8 +146,19 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
       }
       return;
     }
-    const header = request.headers["x-wf-api-key"] ?? request.headers["x-bb-api-key"];
+    const bearer = request.routeOptions.config.bearer === true;
+    const header =
+      request.headers["x-wf-api-key"] ??
+      request.headers["x-bb-api-key"] ??
+      (bearer ? bearerOf(request.headers.authorization) : undefined);
     const project = keys.projectOf(typeof header === "string" ? header : undefined);
+    if (!project && bearer) {
+      return reply.code(401).header("www-authenticate", "Bearer").send({
+        success: false,
+        message:
+          "A valid API key is required: Authorization: Bearer <key>, or the x-wf-api-key header.",
+      });
+    }
     if (!project) {
       return reply.code(401).send({
         success: false,
@@ -172,7 +184,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
       return reply.code(503).send({ success: false, message: "The service is shutting down." });
     }
     // Another instance's session: its owner answers, through this one.
-    const named = cluster && sessionInPath(request.url);
+    const named = cluster && (sessionInPath(request.url) ?? mcpSessionOf(request));
     if (named) {
       const base = publicBase(request, config.publicUrl);
       await cluster.routeRequest(named, request.raw, reply.raw, () => reply.hijack(), base);
@@ -209,6 +221,14 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   // Public: what the service is, and its API reference.
   app.register(frontRoutes({ publicUrl: config.publicUrl }));
   app.register(apiDocsRoutes());
+  app.register(
+    mcpRoutes({
+      sessions,
+      config,
+      cluster,
+      secrets: () => [...keys.secrets, ...(cluster?.secrets ?? [])],
+    }),
+  );
 
   return {
     app,
@@ -236,6 +256,18 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   };
 }
 
+/** The key of `Authorization: Bearer <key>` (routes marked `bearer`: /mcp, as MCP clients send it). */
+function bearerOf(authorization: string | undefined): string | undefined {
+  return authorization?.match(/^Bearer[ \t]+(\S+)[ \t]*$/i)?.[1];
+}
+
+/** The MCP session a /mcp request names: its session's id, which names its owner. */
+function mcpSessionOf(request: FastifyRequest): string | undefined {
+  if (request.routeOptions.url !== "/mcp") return undefined;
+  const id = request.headers["mcp-session-id"];
+  return typeof id === "string" && id !== "" ? id : undefined;
+}
+
 /** Targets refused before routing, with the reason, for the auth hook to answer. */
 const refusedTargets = new WeakMap<object, string>();
 
@@ -251,6 +283,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** Answered without an API key (health, the dashboard behind its own token). */
     public?: boolean;
+    /** Also takes the key as `Authorization: Bearer` (a 401 says `WWW-Authenticate: Bearer`). */
+    bearer?: boolean;
   }
   interface FastifyRequest {
     /** The project of the request's API key (set by the auth hook on /v1 routes). */

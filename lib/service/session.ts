@@ -5,12 +5,14 @@
  */
 import { randomBytes } from "node:crypto";
 import type { CDPSession } from "playwright-core";
+import type { AgentDeps } from "../agent/agent.js";
 import type { CdpHub } from "../browser/cdpHub.js";
 import type { Context, PageLimit } from "../browser/context.js";
 import type { RunAs } from "../browser/launch.js";
 import type { Engine, Operations } from "../engine/engine.js";
 import { loggedPageHooks } from "../engine/pageHooks.js";
 import { createEngine } from "../engine/select.js";
+import { agentDepsFor } from "../engine/toolDeps.js";
 import { ServiceError } from "../errors.js";
 import { Logger, type LogLevel, type LogLine } from "../log.js";
 import { type MetricsGroup, MetricsRecorder, type Usage } from "../metrics.js";
@@ -115,6 +117,9 @@ export class Session {
   lifelines = 0;
   /** The caller's own browser the session drives (`browser.cdpUrl`), as given: `/start` answers it. */
   callerCdpUrl: string | undefined;
+  /** Made on first use: only an MCP session calls the agent's page tools outside an agent run. */
+  private makeToolDeps: (() => AgentDeps) | undefined;
+  private madeToolDeps: AgentDeps | undefined;
 
   private constructor(
     readonly id: string,
@@ -160,6 +165,7 @@ export class Session {
     const metrics = new RelayedMetrics(() => self?.sink);
     // The dashboard and the stream say when the model is being asked.
     const spendGuard = watchingModelCalls(init.spendGuard, () => self?.busy, init.modelName);
+    const modelAccess = serviceModelAccess(init.rule);
     const engine = createEngine({
       options,
       logger,
@@ -169,7 +175,7 @@ export class Session {
       ...(init.client?.dialogs === "leave" ? { dialogDuty: "leave" as const } : {}),
       spendGuard,
       // The operator's keys only to the operator's endpoints; a caller's endpoint judged, pinned.
-      modelAccess: serviceModelAccess(init.rule),
+      modelAccess,
       pageLimit: init.pageLimit,
       // CDP over a pipe: the browser listens on no port; clients reach it only through our proxy.
       confine: {
@@ -198,6 +204,8 @@ export class Session {
     const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };
     self = new Session(id, details, init.project, init.modelName, engine, context, metrics);
     self.callerCdpUrl = init.browser?.attach?.given;
+    self.makeToolDeps = () =>
+      agentDepsFor(options, logger, metrics, () => context, { spendGuard, modelAccess });
     self.shownText = new ShownText(logger.redactor);
     self.verbose = options.verbose;
     if (init.streamKeepAliveMs) self.keepAliveMs = init.streamKeepAliveMs;
@@ -260,6 +268,13 @@ export class Session {
       this.sink = undefined;
       this.lastUsed = Date.now();
     }
+  }
+
+  /** What the agent's tools need, for calls outside an agent run (lib/service/mcp/). */
+  get toolDeps(): AgentDeps {
+    this.madeToolDeps ??= this.makeToolDeps?.();
+    if (!this.madeToolDeps) throw new ServiceError(`The session ${this.id} has no browser yet.`);
+    return this.madeToolDeps;
   }
 
   get operations(): readonly OperationRecord[] {

@@ -45,7 +45,7 @@ export function useMcp() {
         options: { env: "LOCAL", verbose: 0, disablePino: true, ...given.options } as V3Options,
         logger,
       });
-      const server = buildMcpServer(host, {
+      const server = await buildMcpServer(host, {
         variables: given.variables ?? {},
         toolTimeoutMs: given.toolTimeoutMs ?? 30_000,
         agentMaxSteps: 20,
