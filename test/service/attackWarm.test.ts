@@ -3,7 +3,8 @@
  * storage, IndexedDB, a service worker, a cache, a page and a popup that keep running) dies
  * with its session, and project B's next pool browser sees none of it; two projects racing
  * for the last waiting browser get one browser each with the quotas held; a pool session is
- * under the egress rule as a launched one (the host's network on 127.0.0.2 sees nothing).
+ * under the egress rule as a launched one (the host's network on 127.0.0.2 sees nothing); a
+ * /start aiming launch options at a waiting browser's folder gets nothing of it.
  */
 
 import { mkdtemp, rm } from "node:fs/promises";
@@ -15,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceConfig } from "../../lib/service/config.js";
 import { loadKeys } from "../../lib/service/keys.js";
 import { buildService, type Service } from "../../lib/service/server.js";
-import { liveDescendants, stillLive } from "../support/processes.js";
+import { commandLineIfLive, liveDescendants, stillLive } from "../support/processes.js";
 import { scrape } from "../support/prometheus.js";
 import { eventually, pause, useRecordingServer } from "../support/sandbox.js";
 import { useStaticServer } from "../support/staticServer.js";
@@ -242,5 +243,37 @@ describe("a warm browser against a hostile key holder", () => {
       await pause(1_000);
       expect(hostNetwork.seen).toEqual([]);
     });
+  });
+
+  it("a /start aiming launch options at a waiting browser's folder: refused by default; allowed, it reaches nothing of it", async () => {
+    for (const allowed of ["", "userDataDir"]) {
+      await withService(
+        { WAYFARER_WARM_BROWSERS: "1", WAYFARER_ALLOW_LAUNCH_OPTIONS: allowed },
+        async (r) => {
+          await r.warm(1);
+          const [waiting] = r.service.sessions.warmBrowsers!.pids;
+          const folder = commandLineIfLive(waiting!)
+            .find((a) => a.startsWith("--user-data-dir="))!
+            .slice("--user-data-dir=".length);
+          const aimed = await r.call("alpha", "/sessions/start", {
+            browser: { type: "local", launchOptions: { userDataDir: folder } },
+          });
+          if (allowed) expect(aimed.status).not.toBe(200);
+          else {
+            expect(aimed.status).toBe(400);
+            expect(aimed.body.message).toContain("WAYFARER_ALLOW_LAUNCH_OPTIONS=userDataDir");
+          }
+          // The waiting browser is the next session's, as it was: one blank tab, nothing of A's.
+          const b = await r.start("beta");
+          expect(b.pid).toBe(waiting);
+          const tabs = r.service.sessions
+            .find(b.id!)!
+            .activePage()!
+            .playwrightPage.context()
+            .pages();
+          expect(tabs.map((t) => t.url())).toEqual(["about:blank"]);
+        },
+      );
+    }
   });
 });
