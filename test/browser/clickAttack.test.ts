@@ -2,8 +2,10 @@
  * A page that fights the click: it may lie to the aim, swap the target, cover it. The click
  * lands on the element named, or fails; never on something else.
  */
-import type { Page as PlaywrightPage } from "playwright-core";
+import type { ElementHandle, Page as PlaywrightPage } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import type { ElementIdentity } from "../../lib/api/operations.js";
+import { identityOfElement } from "../../lib/browser/elementIdentity.js";
 import type { Page } from "../../lib/browser/page.js";
 import { ServiceTimeoutError } from "../../lib/index.js";
 import { useClients } from "../support/clients.js";
@@ -124,5 +126,38 @@ describe("a page that changes what is under the pointer as it arrives", () => {
         });
       });
     }
+  }
+});
+
+describe("a guarded click on a target the page re-renders as the pointer arrives", () => {
+  /** The action cache's guard: only the button named "Cancel" is the element recorded. */
+  const onlyCancel = Object.assign(
+    async (element: ElementHandle) => onlyCancel.identity(await identityOfElement(element)),
+    {
+      identity: async (seen: ElementIdentity) => {
+        if (seen.name !== "Cancel") throw new Error(`not the element recorded: ${seen.name}`);
+      },
+    },
+  );
+
+  for (const [form, b] of [
+    ["CSS", "button"],
+    ["XPath", "/html/body/button[1]"],
+  ] as const) {
+    it(`refuses a "Delete all" swapped in at the same place and path as stale, clicking nothing (${form})`, async () => {
+      const { page, pw } = await open(BUTTON);
+      await pw.evaluate(() => {
+        const old = document.getElementById("b")!;
+        old.addEventListener("pointermove", () => {
+          const swapped = old.cloneNode(true) as HTMLElement;
+          swapped.id = "deleteAll";
+          swapped.textContent = "Delete all";
+          old.replaceWith(swapped);
+        });
+      });
+      const error = await failure(page.deepLocator(b, onlyCancel).click({ timeout: 3_000 }));
+      expect(error.message).toMatch(/not the element recorded: Delete all/);
+      expect(await clicks(pw)).toEqual({});
+    });
   }
 });
