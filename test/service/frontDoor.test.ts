@@ -63,6 +63,7 @@ const FRONT_AND_DOCS = [
 
 /** Odd spellings of `path` (which starts `/v1/`): [spelling, what it must become]. */
 function spellings(path: string): [string, "same route" | "refused" | "no route"][] {
+  if (!path.startsWith("/v1/")) return spellingsOutsideV1(path);
   const rest = path.slice("/v1".length);
   const letters = (s: string) =>
     [...s].map((c) => (/[a-z]/.test(c) ? `%${c.charCodeAt(0).toString(16)}` : c)).join("");
@@ -92,6 +93,36 @@ function spellings(path: string): [string, "same route" | "refused" | "no route"
     [`${path}/`, "no route"],
     [`/V1${rest}`, "no route"],
     [`/%2576${path.slice(2)}`, "no route"],
+  ];
+}
+
+/** The same kinds of spelling for a keyed route outside /v1 (`/mcp`). */
+function spellingsOutsideV1(path: string): [string, "same route" | "refused" | "no route"][] {
+  const hex = (c: string) => `%${c.charCodeAt(0).toString(16)}`;
+  const name = path.slice(1);
+  const { port } = new URL(service.url);
+  return [
+    [`/${hex(name[0]!)}${name.slice(1)}`, "same route"],
+    [`/${[...name].map(hex).join("")}`, "same route"],
+    [`http://127.0.0.1:${port}${path}`, "same route"],
+    [`HTTP://evil.example${path}`, "same route"],
+    [`${path}?x=1`, "same route"],
+    [`/.${path}`, "refused"],
+    [`/x/..${path}`, "refused"],
+    [`/%2e${path}`, "refused"],
+    [`/x/%2E%2E${path}`, "refused"],
+    [`/${path}`, "refused"],
+    [`/x/${path}`, "refused"],
+    [`${path};a=b`, "refused"],
+    [`/x%2F${name}`, "refused"],
+    [`/x%5c${name}`, "refused"],
+    [`/x\\${name}`, "refused"],
+    [`/%zz${path}`, "refused"],
+    [`/%00${path}`, "refused"],
+    [name, "refused"],
+    [`${path}/`, "no route"],
+    [path.toUpperCase(), "no route"],
+    [`/%25${hex(name[0]!).slice(1)}${name.slice(1)}`, "no route"],
   ];
 }
 

@@ -56,7 +56,7 @@ export class McpSessions {
         disablePino: true,
         // The session's journal keeps what its operations did; the MCP layer's lines add nothing.
         logger: () => {},
-        secrets: init.secrets,
+        secrets: [...init.secrets, init.modelApiKey],
       });
       const server = await buildMcpServer(sessionHost(session, this.rule), {
         variables,
