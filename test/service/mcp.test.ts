@@ -270,6 +270,16 @@ describe("/mcp: tools on the session's browser", () => {
   });
 });
 
+describe("/mcp: the session's end", () => {
+  it("a session ended by /v1/sessions/{id}/end closes its MCP session: its id is not found", async () => {
+    const { client, id } = await connect(service);
+    const ended = await service.call("POST", `/v1/sessions/${encodeURIComponent(id)}/end`);
+    expect(ended.status).toBe(200);
+    const after = await client.listTools().catch((error: Error) => error);
+    expect(String(after)).toContain("Session not found");
+  });
+});
+
 describe("/mcp: the service's limits", () => {
   it("ends an idle session; its id is then not found", async () => {
     const { id } = await connect(small);
