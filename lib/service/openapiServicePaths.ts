@@ -136,22 +136,24 @@ export function servicePaths() {
 /** `/mcp`: one path, three methods, the transport's own JSON-RPC in and out. */
 function mcpPaths() {
   const security = [...KEYED, { mcpBearer: [] }];
-  const rpcError = (description: string, example: unknown) => ({
+  const rpcSchema = {
+    type: "object",
+    required: ["jsonrpc", "error", "id"],
+    properties: {
+      jsonrpc: { const: "2.0" },
+      error: {
+        type: "object",
+        required: ["code", "message"],
+        properties: { code: { type: "integer" }, message: { type: "string" } },
+      },
+      id: { type: ["string", "integer", "null"] },
+    },
+  };
+  /** `orFailure`: the service's hook may answer first, in its own failure body. */
+  const rpcError = (description: string, example: unknown, orFailure = false) => ({
     description,
     content: jsonContent(
-      {
-        type: "object",
-        required: ["jsonrpc", "error", "id"],
-        properties: {
-          jsonrpc: { const: "2.0" },
-          error: {
-            type: "object",
-            required: ["code", "message"],
-            properties: { code: { type: "integer" }, message: { type: "string" } },
-          },
-          id: { type: ["string", "integer", "null"] },
-        },
-      },
+      orFailure ? { anyOf: [rpcSchema, ref("schemas", "FailureBody")] } : rpcSchema,
       example,
     ),
   });
@@ -214,16 +216,17 @@ function mcpPaths() {
           401: refusedKey,
           404: notFound,
           406: { description: "`Accept` lacks application/json or text/event-stream." },
-          ...failures(413),
+          ...failures(410, 413, 502),
           429: rpcError(
-            "The project's sessions or budget are at their limit (initialize), or its rate limit.",
+            "At initialize, the project's sessions or token budget at their limit (a JSON-RPC error); the project's rate limit (WAYFARER_RATE_LIMIT) answers the service's failure body.",
             { jsonrpc: "2.0", error: { code: -32000, message: "Too many sessions" }, id: 1 },
+            true,
           ),
-          503: rpcError("No room for a session, or the service is stopping.", {
-            jsonrpc: "2.0",
-            error: { code: -32000, message: "The service is full" },
-            id: 1,
-          }),
+          503: rpcError(
+            "At initialize, no room for a session (a JSON-RPC error); a service that is stopping answers its failure body.",
+            { jsonrpc: "2.0", error: { code: -32000, message: "The service is full" }, id: 1 },
+            true,
+          ),
         },
       },
       get: {
@@ -242,7 +245,7 @@ function mcpPaths() {
           }),
           401: refusedKey,
           404: notFound,
-          ...failures(429, 503),
+          ...failures(410, 429, 502, 503),
         },
       },
       delete: {
@@ -258,7 +261,7 @@ function mcpPaths() {
           }),
           401: refusedKey,
           404: notFound,
-          ...failures(429, 503),
+          ...failures(410, 429, 502, 503),
         },
       },
     },
