@@ -8,12 +8,15 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { idOfLine } from "../support/llm/modelServer.js";
+import { idOfLine, promptOf, useModelServer } from "../support/llm/modelServer.js";
+import { openaiResponses } from "../support/llm/openai.js";
 import { useStaticServer } from "../support/staticServer.js";
 import { type Connected, onPage, textOf, useMcp } from "./inMemory.js";
 
 const server = useStaticServer();
 const mcp = useMcp();
+const model = useModelServer();
+const MODEL = { modelName: "openai/gpt-4.1-mini", apiKey: "sk-mcp-attack-secrets-123456" };
 
 const PASSWORD = "hunter2-correct-horse";
 
@@ -29,9 +32,10 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((done) => redirector.close(() => done())));
 
-async function connect(origins: string[]) {
+async function connect(origins: string[], withModel = false) {
   const session = await mcp.connect({
     variables: { password: { value: PASSWORD, origins } },
+    ...(withModel ? { options: { model: MODEL } } : {}),
   });
   const answers: CallToolResult[] = [];
   const call: Connected["call"] = async (name, args) => {
@@ -100,6 +104,38 @@ describe("an MCP variable against a page that brings another origin's field", ()
     expect(pressed.isError).toBe(true);
     expect(textOf(pressed)).toContain("%password%");
     expect(await onPage(host, (p) => p.locator("#token").inputValue())).toBe("");
+    expectNoValue();
+  });
+
+  it("the model's act, on its own origin's page, cannot type it into a frame of another site there", async () => {
+    // The act model fills the framed Token field with the variable.
+    model.use(
+      openaiResponses((request) => {
+        const id = idOfLine(promptOf(request), 'textbox "Token"');
+        return {
+          elements: id
+            ? [{ elementId: id, description: "Token", method: "fill", arguments: ["%password%"] }]
+            : [],
+        };
+      }),
+    );
+    const { call, host, expectNoValue } = await connect([server.origin], true);
+    let page = textOf(await call("open", { url: server.url("secrets/framed.html") }));
+    for (let i = 0; i < 50 && !page.includes('textbox "Token"'); i++)
+      page = textOf(await call("read", { fresh: true }));
+    const refused = await call("act", { action: "type %password% into the Token field" });
+    expect(refused.isError).toBe(true);
+    // Its own origin twice (the run's start, the variable's): what matters is where the field is.
+    expect(textOf(refused)).toMatch(
+      /^Failed: %password% may be typed only on [^;]*; the field is on /,
+    );
+    expect(textOf(refused)).toContain(`the field is on ${server.otherSite}. Nothing was typed.`);
+    const typed = await onPage(host, async (p) => {
+      const frame = p.frames().find((f) => f.url().includes("collect.html"))!;
+      return frame.locator("#token").inputValue();
+    });
+    expect(typed).toBe("");
+    expect(JSON.stringify(model.requests().map((r) => r.body))).not.toContain(PASSWORD);
     expectNoValue();
   });
 });
