@@ -636,6 +636,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_MCP_IDLE_MS",
+    group: "mcp",
+    what: "The MCP server ends its browser (or lets go of its service session) after this long without a tool call, in ms: `0` never, else 60000–86400000; the next call starts a new one and says so. `--idle-ms` wins.",
+    unset: "600000",
+    secret: false,
+  },
+  {
     name: "WAYFARER_MCP_AGENT_MAX_STEPS",
     group: "mcp",
     what: "The MCP agent tool's steps when a call names none (1–100). `--agent-max-steps` wins.",

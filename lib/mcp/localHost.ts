@@ -2,7 +2,9 @@
  * The host of `npm run mcp`: one browser for the one client, chosen by the options' env (LOCAL
  * here, or a Wayfarer service's session for REMOTE), launched by the first tool call so that
  * listing the tools starts nothing. A browser that ended under the session (a crash, a closed
- * window) is started again by the next call; the session's notice tells the model so.
+ * window) is started again by the next call; the session's notice tells the model so. So is
+ * one ended after `idleMs` without a call: a client keeps its server running between chats, and
+ * an idle browser (with REMOTE, a session of the project's) would be held for days.
  */
 import type { Context } from "../browser/context.js";
 import type { Engine } from "../engine/engine.js";
@@ -27,7 +29,7 @@ interface Open {
   browser: HostBrowser;
 }
 
-export function localHost(o: { options: V3Options; logger: Logger }): McpHost {
+export function localHost(o: { options: V3Options; logger: Logger; idleMs?: number }): McpHost {
   const { logger } = o;
   // Environment errors (a missing key for REMOTE, a bad option) stop the server at its start.
   checkEnvironment(o.options);
@@ -37,6 +39,21 @@ export function localHost(o: { options: V3Options; logger: Logger }): McpHost {
   let open: Open | undefined;
   let starting: Promise<HostBrowser> | undefined;
   let closing: Promise<void> | undefined;
+  let calls = 0;
+  let idleTimer: NodeJS.Timeout | undefined;
+
+  /** Ends the open browser once no call has come for idleMs. */
+  function armIdle(): void {
+    clearTimeout(idleTimer);
+    if (!o.idleMs || calls > 0 || !open) return;
+    idleTimer = setTimeout(() => {
+      if (calls > 0 || !open || closing) return;
+      const idle = open;
+      open = undefined;
+      logger.info("mcp", "ended the browser after a time without calls", { idleMs: o.idleMs });
+      void endGently(idle.engine).catch(() => {});
+    }, o.idleMs).unref();
+  }
 
   async function start(): Promise<HostBrowser> {
     const engine = createEngine({
@@ -85,22 +102,33 @@ export function localHost(o: { options: V3Options; logger: Logger }): McpHost {
   return {
     hasModel: options.model !== undefined || options.llmClient !== undefined,
     async around(_tool, work, signal) {
-      // A launch the client gave up on still finishes, for the next call.
-      return work(await untilAborted(browser(), signal));
+      calls++;
+      clearTimeout(idleTimer);
+      try {
+        // A launch the client gave up on still finishes, for the next call.
+        return await work(await untilAborted(browser(), signal));
+      } finally {
+        calls--;
+        armIdle();
+      }
     },
     close() {
       closing ??= (async () => {
+        clearTimeout(idleTimer);
         await starting?.catch(() => {});
         const engine = open?.engine;
         open = undefined;
-        if (!engine) return;
-        if (!(await awaitAtMost(engine.close({ force: false }), GRACEFUL_CLOSE_MS))) {
-          await engine.close({ force: true });
-        }
+        if (engine) await endGently(engine);
       })();
       return closing;
     },
   };
+}
+
+async function endGently(engine: Engine): Promise<void> {
+  if (!(await awaitAtMost(engine.close({ force: false }), GRACEFUL_CLOSE_MS))) {
+    await engine.close({ force: true });
+  }
 }
 
 function connected(context: Context): boolean {

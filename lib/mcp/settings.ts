@@ -76,6 +76,17 @@ export const McpSettingsSchema = z.strictObject({
       "The most one tool call may take, in ms; past it the call answers a tool error. The agent tool is bounded by its steps instead.",
     )
     .meta(from("WAYFARER_MCP_TOOL_TIMEOUT_MS", "--tool-timeout-ms")),
+  idleMs: z
+    .number()
+    .int()
+    .refine((ms) => ms === 0 || (ms >= 60_000 && ms <= 86_400_000), {
+      error: "expected 0 (never) or 60000 to 86400000 ms",
+    })
+    .default(600_000)
+    .describe(
+      "The browser is ended after this long without a tool call, in ms (0: kept until the server stops); the next call starts a new one and says so. A client such as Claude Desktop keeps the server running between chats: an idle browser would hold its memory, or with `WAYFARER_API_KEY` one of the project's sessions, for days.",
+    )
+    .meta(from("WAYFARER_MCP_IDLE_MS", "--idle-ms")),
   agentMaxSteps: z
     .number()
     .int()
@@ -113,7 +124,7 @@ export function settingSource(key: Key): SettingSource {
 const KEYS = Object.keys(McpSettingsSchema.shape) as Key[];
 const LIST_KEYS = new Set<Key>(["browserArgs"]);
 const BOOLEAN_KEYS = new Set<Key>(["headful", "egress"]);
-const NUMBER_KEYS = new Set<Key>(["toolTimeoutMs", "agentMaxSteps", "verbose"]);
+const NUMBER_KEYS = new Set<Key>(["toolTimeoutMs", "idleMs", "agentMaxSteps", "verbose"]);
 
 /** parseArgs' options, from the schema's flags; `--help` besides. */
 function flagOptions() {

@@ -26,6 +26,8 @@ export interface ConnectOptions {
   options?: Partial<V3Options>;
   variables?: Variables;
   toolTimeoutMs?: number;
+  /** The host ends its browser after this long without a call (unset: never). */
+  idleMs?: number;
 }
 
 export function useMcp() {
@@ -44,6 +46,7 @@ export function useMcp() {
       const host = localHost({
         options: { env: "LOCAL", verbose: 0, disablePino: true, ...given.options } as V3Options,
         logger,
+        ...(given.idleMs ? { idleMs: given.idleMs } : {}),
       });
       const server = await buildMcpServer(host, {
         variables: given.variables ?? {},
