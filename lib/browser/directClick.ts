@@ -82,13 +82,8 @@ export async function aimClick(
     return aim;
   }
   // The aim ran in the page's main world, where the page's script can lie to it (a patched
-  // elementFromPoint naming the element while a transparent frame lies over it): what is at the
-  // point is read again in Wayfarer's world, and a frame there gets no click.
-  if (await frameAt(page, aim).catch(() => true)) {
-    (await navigation).stop();
-    await element.evaluate(VERDICT, token).catch(() => {});
-    return { wait: "covered by a frame" };
-  }
+  // elementFromPoint naming the element while a transparent frame lies over it): clickAimed
+  // reads the point again in Wayfarer's world before it presses.
   // Read on the page's own session, in the main world where the aim ran: Playwright holds its
   // own calls while a navigation the click asked for is pending.
   const onSession = await mainWorldOf(page);
