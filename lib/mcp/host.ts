@@ -42,4 +42,6 @@ export interface McpOptions {
   /** The agent tool's default number of steps. */
   agentMaxSteps: number;
   logger: Logger;
+  /** Told of each answered call: its tool, whether it answered a tool error, its time (the service's metrics). */
+  answered?: (call: { tool: string; isError: boolean; seconds: number }) => void;
 }

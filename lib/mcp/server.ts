@@ -108,8 +108,10 @@ async function answer(
     );
   }
   const clean = scrubAnswer(result, o.variables, o.logger.redactor);
+  const ms = Date.now() - started;
+  o.answered?.({ tool: tool.name, isError: clean.isError === true, seconds: ms / 1000 });
   o.logger.info("mcp", `${tool.name} answered`, {
-    ms: Date.now() - started,
+    ms,
     ...(clean.isError
       ? { error: clean.content[0]?.type === "text" ? clean.content[0].text : "" }
       : {}),

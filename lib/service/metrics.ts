@@ -129,6 +129,18 @@ export class ServiceMetrics {
     "Sessions the watchdog ended, by the limit they passed (memory, disk).",
     ["what"],
   );
+  private readonly mcpCalls = this.counter(
+    "wayfarer_mcp_tool_calls_total",
+    "MCP tool calls answered at /mcp, by tool and outcome (ok, error: a tool error the calling model read).",
+    ["tool", "outcome"],
+  );
+  private readonly mcpDurations = new Histogram({
+    name: "wayfarer_mcp_tool_call_duration_seconds",
+    help: "Time of an MCP tool call at /mcp, from its turn to its answer, by tool and outcome.",
+    labelNames: ["tool", "outcome"],
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
   private readonly forwards = this.counter(
     "wayfarer_forwarded_total",
     "Requests relayed to the instance that owns their session (shared mode), by status class.",
@@ -259,6 +271,13 @@ export class ServiceMetrics {
   /** Where a started session's browser came from. */
   sessionBrowser(from: "warm" | "launched" | "attached"): void {
     this.browsers.inc({ from });
+  }
+
+  /** An MCP tool call answered; `tool` is one of the registry's names (the SDK refuses others). */
+  mcpToolCall(call: { tool: string; isError: boolean; seconds: number }): void {
+    const labels = { tool: call.tool, outcome: call.isError ? "error" : "ok" };
+    this.mcpCalls.inc(labels);
+    this.mcpDurations.observe(labels, call.seconds);
   }
 
   endedByWatchdog(what: "memory" | "disk"): void {

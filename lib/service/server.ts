@@ -226,6 +226,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
       sessions,
       config,
       cluster,
+      metrics,
       secrets: () => [...keys.secrets, ...(cluster?.secrets ?? [])],
     }),
   );

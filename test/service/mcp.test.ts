@@ -111,6 +111,16 @@ async function post(on: RunningService, body: unknown, headers: Record<string, s
   return { status: answer.status, headers: answer.headers, text };
 }
 
+/** wayfarer_mcp_tool_calls_total by "tool,outcome". */
+async function mcpCalls(): Promise<Record<string, number>> {
+  const metric = await service.service.metrics.registry
+    .getSingleMetric("wayfarer_mcp_tool_calls_total")
+    ?.get();
+  return Object.fromEntries(
+    (metric?.values ?? []).map((v) => [`${v.labels.tool},${v.labels.outcome}`, v.value]),
+  );
+}
+
 const textOf = (result: CallToolResult) =>
   result.content
     .filter((c): c is { type: "text"; text: string } => c.type === "text")
@@ -243,7 +253,8 @@ describe("/mcp: tools on the session's browser", () => {
     }
   });
 
-  it("refuses to open a host the service's address rule refuses, as a tool error", async () => {
+  it("refuses to open a host the service's address rule refuses, as a tool error; the metrics count each call by tool and outcome", async () => {
+    const before = await mcpCalls();
     const { call } = await connect(service);
     const refused = await call("open", { url: "http://169.254.169.254/latest/meta-data/" });
     expect(refused.isError).toBe(true);
@@ -251,6 +262,9 @@ describe("/mcp: tools on the session's browser", () => {
     // The session goes on.
     const page = await call("open", { url: server.url("agent/counter.html") });
     expect(page.isError).toBeFalsy();
+    const after = await mcpCalls();
+    expect((after["open,error"] ?? 0) - (before["open,error"] ?? 0)).toBe(1);
+    expect((after["open,ok"] ?? 0) - (before["open,ok"] ?? 0)).toBe(1);
   });
 
   it("ends the session and its browser on DELETE; its id is then not found", async () => {

@@ -7,6 +7,7 @@
  */
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { Logger } from "../../log.js";
+import type { McpOptions } from "../../mcp/host.js";
 import { buildMcpServer } from "../../mcp/server.js";
 import type { AddressRule } from "../../net/addressRule.js";
 import type { Session } from "../session.js";
@@ -30,6 +31,7 @@ export class McpSessions {
   constructor(
     private readonly sessions: Sessions,
     private readonly rule: AddressRule,
+    private readonly answered: McpOptions["answered"],
   ) {}
 
   /** The MCP session `id` of `project`; another project's is none, as an unknown one. */
@@ -63,6 +65,7 @@ export class McpSessions {
         toolTimeoutMs: TOOL_TIMEOUT_MS,
         agentMaxSteps: AGENT_MAX_STEPS,
         logger,
+        answered: this.answered,
       });
       const transport: StreamableHTTPServerTransport = new Transport({
         sessionIdGenerator: () => session.id,

@@ -12,7 +12,7 @@ import { statusOf } from "../answers.js";
 import type { ServiceConfig } from "../config.js";
 import { dashboardLink, publicBase } from "../links.js";
 import type { McpSessions } from "../mcp/mcpSessions.js";
-import { noteFailure } from "../metrics.js";
+import { noteFailure, type ServiceMetrics } from "../metrics.js";
 import type { Sessions } from "../sessions.js";
 import type { Cluster } from "../shared/cluster.js";
 
@@ -23,6 +23,7 @@ export function mcpRoutes(deps: {
   sessions: Sessions;
   config: ServiceConfig;
   cluster: Cluster | undefined;
+  metrics: ServiceMetrics;
   /** The service's secrets (keys): never in a session's log or a tool's answer. */
   secrets: () => string[];
 }): FastifyPluginAsync {
@@ -36,7 +37,7 @@ export function mcpRoutes(deps: {
         import("../mcp/startInit.js"),
       ]);
       return {
-        mcp: new m.McpSessions(sessions, config.rule),
+        mcp: new m.McpSessions(sessions, config.rule, (call) => deps.metrics.mcpToolCall(call)),
         isInitialize: m.isInitialize,
         start: s.mcpStartInit,
       };
