@@ -6,8 +6,8 @@
  * executable entry can ask without tsx; typed by currentBuild.d.ts.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { isAbsolute, join, normalize } from "node:path";
 
 /** The stamp's layout; a build of another layout is stale (2: the MCP server joined it). */
 export const STAMP_VERSION = 2;
@@ -34,21 +34,57 @@ export function buildState(root) {
   } catch {
     return { current: false, why: `no readable ${STAMP}` };
   }
-  if (stamp?.version !== STAMP_VERSION || !stamp.inputs || typeof stamp.inputs !== "object") {
+  const inputs = stamp?.inputs;
+  if (
+    stamp?.version !== STAMP_VERSION ||
+    !inputs ||
+    typeof inputs !== "object" ||
+    Array.isArray(inputs) ||
+    !(SOURCE_ENTRY in inputs)
+  ) {
     return { current: false, why: `${STAMP} is of another build script` };
   }
   if (!existsSync(join(root, SOURCE_ENTRY))) return { current: true };
-  for (const [file, built] of Object.entries(stamp.inputs)) {
-    let now;
-    try {
-      now = statSync(join(root, file));
-    } catch {
-      return { current: false, why: `${file} is gone since the build` };
+  // The stamp is only the build's word: anything it names that the build would not have written
+  // (a path out of the checkout or spelt oddly, a folder, a FIFO, a device) makes it stale, and
+  // nothing it names can stop the start (a read that throws is a stale build, not a crash).
+  try {
+    for (const [file, built] of Object.entries(inputs)) {
+      const why = changed(root, file, built);
+      if (why) return { current: false, why };
     }
-    if (now.size === built.size && now.mtimeMs === built.mtimeMs) continue;
-    if (now.size !== built.size || sha256(readFileSync(join(root, file))) !== built.sha256) {
-      return { current: false, why: `${file} changed since the build` };
-    }
+  } catch {
+    return { current: false, why: `${STAMP} could not be checked` };
   }
   return { current: true };
+}
+
+/** Why `file` makes the build stale, or undefined when it is as the build read it. */
+function changed(root, file, built) {
+  if (!plainPath(file) || typeof built?.size !== "number" || typeof built.sha256 !== "string") {
+    return `${STAMP} names a file the build would not have read`;
+  }
+  let now;
+  try {
+    now = lstatSync(join(root, file));
+  } catch {
+    return `${file} is gone since the build`;
+  }
+  if (!now.isFile()) return `${file} is not a plain file`;
+  if (now.size === built.size && now.mtimeMs === built.mtimeMs) return undefined;
+  if (now.size !== built.size || sha256(readFileSync(join(root, file))) !== built.sha256) {
+    return `${file} changed since the build`;
+  }
+  return undefined;
+}
+
+/** A path inside the checkout, as the build writes it: relative, normalised, printable. */
+function plainPath(file) {
+  return (
+    file !== "" &&
+    !isAbsolute(file) &&
+    normalize(file) === file &&
+    !file.startsWith("..") &&
+    !/[\x00-\x1f\\]/.test(file)
+  );
 }
