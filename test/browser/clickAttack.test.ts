@@ -6,36 +6,15 @@ import type { ElementHandle, Page as PlaywrightPage } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ElementIdentity } from "../../lib/api/operations.js";
 import { identityOfElement } from "../../lib/browser/elementIdentity.js";
-import type { Page } from "../../lib/browser/page.js";
 import { ServiceTimeoutError } from "../../lib/index.js";
+import { clickPages } from "../support/clickPage.js";
 import { useClients } from "../support/clients.js";
 import { failure } from "../support/failure.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
 const clients = useClients();
-
-const COUNTING = `<script>
-  window.clicks = {};
-  addEventListener("click", (e) => {
-    if (!e.isTrusted) return;
-    const id = e.target.closest("[id]")?.id ?? "nothing";
-    clicks[id] = (clicks[id] ?? 0) + 1;
-  });
-</script>`;
-
-async function open(body: string): Promise<{ page: Page; pw: PlaywrightPage }> {
-  const client = await clients.open();
-  const page = client.context.activePage()!;
-  await page.goto(server.url("basic.html"));
-  await page.playwrightPage.setContent(
-    `<!doctype html><html><body>${body}${COUNTING}</body></html>`,
-  );
-  return { page, pw: page.playwrightPage };
-}
-
-const clicks = (pw: PlaywrightPage) =>
-  pw.evaluate(() => (window as unknown as { clicks: Record<string, number> }).clicks);
+const { open, clicks } = clickPages(server, clients);
 
 const LIAR = `<script>
   const real = Document.prototype.elementFromPoint;
