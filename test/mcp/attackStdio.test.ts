@@ -4,47 +4,19 @@
  * value of a variable or a key (a flag would show it in a process list): each is refused, named,
  * and the start fails with nothing on stdout.
  */
-import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { beforeAll, describe, expect, it } from "vitest";
-import { chromiumPack } from "../../lib/browser/chromiumPack.js";
+import { describe, expect, it } from "vitest";
 import { idOfLine } from "../support/llm/modelServer.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { ENTRY, exitOf, useBrowserEnv } from "./stdioProcess.js";
 
-const ENTRY = join(import.meta.dirname, "..", "..", "bin", "wayfarer-mcp");
 const SECRET = "hunter2-stdio-attack-value";
 const pages = useStaticServer();
 
-let browserEnv: Record<string, string> = {};
-beforeAll(async () => {
-  const pack = await chromiumPack();
-  browserEnv = { CHROME_PATH: pack.executablePath, ...pack.env };
-});
-
-/** Runs the entry with `args` to its exit (killed after 30 s): its code and its output. */
-async function exitOf(args: string[]) {
-  const child = spawn(process.execPath, [ENTRY, ...args], {
-    cwd: tmpdir(),
-    env: { PATH: process.env.PATH ?? "", ...browserEnv },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
+const browserEnv = useBrowserEnv();
 
 describe("npm run mcp against a leak of a variable's value", () => {
   it("at WAYFARER_MCP_VERBOSE=2, typing %PASSWORD% and reading it back writes no value to stderr", async () => {
@@ -102,7 +74,7 @@ describe("npm run mcp against a leak of a variable's value", () => {
         ["--variable", SECRET],
         ["--api-key", SECRET],
         [`--password=${SECRET}`],
-      ].map(async (args) => ({ args, run: await exitOf(args) })),
+      ].map(async (args) => ({ args, run: await exitOf(browserEnv, args) })),
     );
     for (const { args, run } of runs) {
       expect(run.code, args.join(" ")).toBe(1);

@@ -11,8 +11,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { chromiumPack } from "../../lib/browser/chromiumPack.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { openaiAgent, call as toolCall } from "../support/llm/agentModel.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { idOfLine, useModelServer } from "../support/llm/modelServer.js";
@@ -21,9 +20,9 @@ import { commandLineIfLive, liveDescendants, stillLive } from "../support/proces
 import { KEYS, useService } from "../support/service.js";
 import { useStaticServer } from "../support/staticServer.js";
 import { within } from "../support/waiting.js";
+import { ENTRY, exitOf, useBrowserEnv } from "./stdioProcess.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const ENTRY = join(ROOT, "bin", "wayfarer-mcp");
 const MODEL_KEY = "sk-mcp-model-0123456789";
 const PAGE_TOOLS = [
   "open",
@@ -44,11 +43,7 @@ const MODEL_TOOLS = ["act", "extract", "observe", "agent"];
 
 const pages = useStaticServer();
 /** The pack's Chromium and its libraries: what a client's config would set. */
-let browserEnv: Record<string, string> = {};
-beforeAll(async () => {
-  const pack = await chromiumPack();
-  browserEnv = { CHROME_PATH: pack.executablePath, ...pack.env };
-});
+const browserEnv = useBrowserEnv();
 
 interface Server {
   client: Client;
@@ -105,27 +100,9 @@ const textOf = (result: CallToolResult) =>
 const browsersOf = (pid: number) =>
   liveDescendants(pid).filter((p) => commandLineIfLive(p)[0] === browserEnv.CHROME_PATH);
 
-/** Runs the entry to its exit (one that starts is killed after 30 s): its code and its output. */
-async function exitOf(env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, [ENTRY, ...args], {
-    cwd: tmpdir(),
-    env: { PATH: process.env.PATH ?? "", ...browserEnv, ...env },
-    // Stdin stays open: a server that did start would wait on it.
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
+/** The entry run to its exit with the browser's environment and `env`. */
+const exitWith = (env: Record<string, string>, args: string[] = []) =>
+  exitOf({ ...browserEnv, ...env }, args);
 
 describe("npm run mcp (bin/wayfarer-mcp over stdio)", () => {
   it("lists its tools (no model tools without a model) before any browser, reads a fixture page, clicks by id; on stdin's end it closes the browser and exits", async () => {
@@ -158,10 +135,10 @@ describe("npm run mcp (bin/wayfarer-mcp over stdio)", () => {
   it("does not start with a variable that has no origins, an unknown flag or a refused value, and names it", async () => {
     const secret = "hunter2-typed-nowhere";
     const [noOrigins, unknownFlag, badFlag, badVariable] = await Promise.all([
-      exitOf({ WAYFARER_MCP_VAR_PASSWORD: secret }),
-      exitOf({}, ["--headless"]),
-      exitOf({}, ["--tool-timeout-ms", "5"]),
-      exitOf({ WAYFARER_MCP_AGENT_MAX_STEPS: "many" }),
+      exitWith({ WAYFARER_MCP_VAR_PASSWORD: secret }),
+      exitWith({}, ["--headless"]),
+      exitWith({}, ["--tool-timeout-ms", "5"]),
+      exitWith({ WAYFARER_MCP_AGENT_MAX_STEPS: "many" }),
     ]);
     for (const run of [noOrigins, unknownFlag, badFlag, badVariable]) {
       expect(run.code).toBe(1);
