@@ -38,6 +38,11 @@ export const LAUNCHER_DEFAULT_ARGS = [
   "--use-mock-keychain",
   "--no-service-autorun",
   "--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame",
+  // RenderDocument gives a same-site navigation a new document host in the old one's process;
+  // DevTools then follows the new host, which cannot commit while the old document waits on a
+  // dialog, and refuses to settle that dialog ("Not attached to an active page"): a page
+  // raising dialogs in that moment keeps its tab from leaving (test/browser/dialogTrap.test.ts).
+  "--disable-features=RenderDocument",
 ];
 
 /**

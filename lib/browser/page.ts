@@ -4,7 +4,7 @@
  */
 import type { ElementHandle, Page as PlaywrightPage, Response } from "playwright-core";
 import { z } from "zod";
-import { ServiceError, ServiceEvalError } from "../errors.js";
+import { ServiceError, ServiceEvalError, ServiceTimeoutError } from "../errors.js";
 import {
   type NavigationOptions,
   NavigationOptionsSchema,
@@ -16,6 +16,7 @@ import {
 import { navigationError, readableError, readableReason, surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, withTimeout } from "../timeout.js";
 import { ClickOptionsSchema, DeepLocator, TypeOptionsSchema } from "./deepLocator.js";
+import { heldDialog } from "./dialogs.js";
 import { unlessUnreachable } from "./egressProxy.js";
 import { ownSession } from "./frameSessions.js";
 import { inPage } from "./inPage.js";
@@ -303,7 +304,21 @@ export class Page {
         `the ${waitUntil} event`,
         () => run({ waitUntil, timeout }, opts).then(unlessUnreachable),
         { advice: "Check that the server answers, or pass a longer timeout" },
-      ),
+      ).catch((error: unknown) => {
+        // The server is not to blame when the page's own dialog keeps the tab where it is.
+        const dialog = heldDialog(this.playwrightPage);
+        if (!(error instanceof ServiceTimeoutError) || !dialog) throw error;
+        throw new ServiceTimeoutError(
+          method,
+          timeout,
+          `the ${waitUntil} event while the page held ${dialog} open that the browser refused to settle`,
+          error.steps,
+          {
+            cause: error.cause,
+            advice: "The tab cannot leave that page: close it and use another",
+          },
+        );
+      }),
       (error) => navigationError(method, target, error),
     );
     return { opts, response };
