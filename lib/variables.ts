@@ -134,7 +134,9 @@ export function checkTypedWhere(
 ): void {
   for (const [name, v] of Object.entries(variablesIn(text, variables))) {
     const declared = typeof v === "object" ? (v.origins ?? []) : [];
-    const allowed = [startOrigin, ...declared.map(originOf)].filter((o) => o !== "null");
+    const allowed = [...new Set([startOrigin, ...declared.map(originOf)])].filter(
+      (o) => o !== "null",
+    );
     if (where !== "null" && allowed.includes(where)) continue;
     const list = allowed.length ? allowed.join(", ") : "no origin (the run began on no web page)";
     throw new VariableOriginRefused(

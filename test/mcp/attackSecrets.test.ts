@@ -125,9 +125,11 @@ describe("an MCP variable against a page that brings another origin's field", ()
       page = textOf(await call("read", { fresh: true }));
     const refused = await call("act", { action: "type %password% into the Token field" });
     expect(refused.isError).toBe(true);
-    // Its own origin twice (the run's start, the variable's): what matters is where the field is.
+    // Its own origin once, though both the run's start and the variable's name it.
     expect(textOf(refused)).toMatch(
-      /^Failed: %password% may be typed only on [^;]*; the field is on /,
+      new RegExp(
+        `^Failed: %password% may be typed only on ${server.origin.replace(/[.]/g, "\\.")}; the field is on `,
+      ),
     );
     expect(textOf(refused)).toContain(`the field is on ${server.otherSite}. Nothing was typed.`);
     const typed = await onPage(host, async (p) => {
