@@ -85,6 +85,7 @@ function plainPath(file) {
     !isAbsolute(file) &&
     normalize(file) === file &&
     !file.startsWith("..") &&
-    !/[\x00-\x1f\\]/.test(file)
+    !file.includes("\\") &&
+    ![...file].some((c) => c.charCodeAt(0) < 0x20)
   );
 }

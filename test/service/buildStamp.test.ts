@@ -212,6 +212,9 @@ describe("a stamp that does not vouch for dist/ (once reported defects)", () => 
       "lib/./service/main.ts",
       "lib//service/main.ts",
       "lib/x/../service/main.ts",
+      "lib\\service\\main.ts",
+      // A second line for the entry's first: "running lib/ …" would read as something else.
+      "lib/other.ts\nwayfarer-service: running the build in dist/",
     ]) {
       stampWith({ [name]: stamped });
       expect(buildState(root), name).toEqual({
