@@ -643,6 +643,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_MCP_MAX_PAGES",
+    group: "mcp",
+    what: "The most pages (tabs, popups) the MCP server's local browser may have open at once (1–1000), as `WAYFARER_MAX_PAGES` caps a service's session: one past it is closed as it opens, and the log says so. `--max-pages` wins.",
+    unset: "10",
+    secret: false,
+  },
+  {
     name: "WAYFARER_MCP_AGENT_MAX_STEPS",
     group: "mcp",
     what: "The MCP agent tool's steps when a call names none (1–100). `--agent-max-steps` wins.",

@@ -74,7 +74,9 @@ export class CdpHub {
   private ended: string | undefined;
   private readonly root: CdpTransport;
   private readonly self: Peer = { receive: (message) => this.hubMessage(message) };
-  private pageCap: { max: number; onClosed: (url: string) => void; open: Set<string> } | undefined;
+  private pageCap:
+    | { max: number; onClosed: (url: string) => void; open: Set<string>; refused: Set<string> }
+    | undefined;
 
   constructor(private readonly pipe: CdpPipe) {
     const hub = this;
@@ -124,7 +126,7 @@ export class CdpHub {
    * not what our Playwright has been told of.
    */
   async capPages(max: number, onClosed: (url: string) => void): Promise<void> {
-    this.pageCap = { max, onClosed, open: new Set() };
+    this.pageCap = { max, onClosed, open: new Set(), refused: new Set() };
     await this.call("Target.setDiscoverTargets", { discover: true });
   }
 
@@ -209,6 +211,7 @@ export class CdpHub {
       return;
     }
     const owner = message.sessionId === undefined ? undefined : this.owners.get(message.sessionId);
+    if (!owner && this.keptFromPlaywright(message)) return;
     if (!owner) {
       // One message per task, as Playwright's own pipe transport hands them over: its CDP layer
       // lets the promises an answer settles run before the next event (popups it never
@@ -238,15 +241,43 @@ export class CdpHub {
     const info = message.params?.targetInfo as { targetId?: string; type?: string; url?: string };
     if (!cap) return;
     if (message.method === "Target.targetCreated" && info?.type === "page" && info.targetId) {
-      if (cap.open.size < cap.max) {
-        cap.open.add(info.targetId);
-        return;
-      }
+      if (this.admitted(info.targetId)) return;
       void this.closeNew(info.targetId);
       cap.onClosed(info.url ?? "");
     } else if (message.method === "Target.targetDestroyed") {
-      cap.open.delete(String(message.params?.targetId));
+      const targetId = String(message.params?.targetId);
+      cap.open.delete(targetId);
+      cap.refused.delete(targetId);
     }
+  }
+
+  /** Whether a new page target fits under the cap; decided once per target, when first seen. */
+  private admitted(targetId: string): boolean {
+    const cap = this.pageCap;
+    if (!cap || cap.open.has(targetId)) return true;
+    if (cap.refused.has(targetId)) return false;
+    if (cap.open.size < cap.max) {
+      cap.open.add(targetId);
+      return true;
+    }
+    cap.refused.add(targetId);
+    return false;
+  }
+
+  /**
+   * A page past the cap is never shown to our Playwright: it would set the page up (a dozen
+   * commands, its own sessions) only to see it closed, while the opener waits in window.open
+   * for it to run. The hub lets it run on Playwright's session instead, and it is closed; a
+   * page opening a thousand windows then gets through them in a moment, not in minutes.
+   */
+  private keptFromPlaywright(message: CdpMessage): boolean {
+    if (!this.pageCap || message.method !== "Target.attachedToTarget") return false;
+    const info = message.params?.targetInfo as { targetId?: string; type?: string } | undefined;
+    const child = message.params?.sessionId;
+    if (info?.type !== "page" || !info.targetId || typeof child !== "string") return false;
+    if (this.admitted(info.targetId)) return false;
+    this.call("Runtime.runIfWaitingForDebugger", {}, child).catch(() => {});
+    return true;
   }
 
   /**

@@ -20,16 +20,25 @@ import { rawDetail, readableReason } from "../readableError.js";
 import { secretsOf } from "../secrets.js";
 import { awaitAtMost, untilAborted } from "../timeout.js";
 import type { HostBrowser, McpHost } from "./host.js";
+import { DEFAULT_MAX_PAGES } from "./settings.js";
 
 /** A graceful close gets this long before the browser is ended outright. */
 const GRACEFUL_CLOSE_MS = 1_000;
+/** What sets the page cap, as its errors and log lines name it. */
+const MAX_PAGES_SETTING = "WAYFARER_MCP_MAX_PAGES";
 
 interface Open {
   engine: Engine;
   browser: HostBrowser;
 }
 
-export function localHost(o: { options: V3Options; logger: Logger; idleMs?: number }): McpHost {
+export function localHost(o: {
+  options: V3Options;
+  logger: Logger;
+  idleMs?: number;
+  /** Pages the local browser may have open at once (WAYFARER_MCP_MAX_PAGES; unset: its default). */
+  maxPages?: number;
+}): McpHost {
   const { logger } = o;
   // Environment errors (a missing key for REMOTE, a bad option) stop the server at its start.
   checkEnvironment(o.options);
@@ -56,16 +65,22 @@ export function localHost(o: { options: V3Options; logger: Logger; idleMs?: numb
   }
 
   async function start(): Promise<HostBrowser> {
+    // A service's browser (REMOTE) is capped by that service.
+    const limit = options.env === "LOCAL" ? (o.maxPages ?? DEFAULT_MAX_PAGES) : undefined;
     const engine = createEngine({
       options,
       logger,
       hooks: loggedPageHooks(logger),
       records: { metrics },
+      // CDP over a pipe, as a service's session: its hub counts the pages the browser makes.
+      ...(limit ? { pageLimit: { max: limit, setBy: MAX_PAGES_SETTING }, confine: {} } : {}),
     });
     let context: Context;
     try {
       context = await engine.init();
+      if (limit) await capPages(engine, limit, logger);
     } catch (error) {
+      await engine.close({ force: true }).catch(() => {});
       const cause = logger.redactor.error(error);
       logger.debug("mcp", "the browser did not start", { detail: rawDetail(cause) });
       throw new ServiceInitError(readableReason(cause), { cause });
@@ -123,6 +138,22 @@ export function localHost(o: { options: V3Options; logger: Logger; idleMs?: numb
       return closing;
     },
   };
+}
+
+/**
+ * Pages past `max`, whoever opens them (a page's window.open, a link to a new tab), are closed
+ * by the browser's hub as they are made: a page opening a thousand windows leaves the browser
+ * free to answer. The page sees a window that closed at once; the model a tab list as it was.
+ */
+async function capPages(engine: Engine, max: number, logger: Logger): Promise<void> {
+  if (!engine.cdpHub) throw new ServiceError("The browser has no CDP hub to cap its pages with.");
+  await engine.cdpHub.capPages(max, (url) =>
+    logger.warn(
+      "context",
+      `closed a new page: ${max} pages are open, the most this browser may have (${MAX_PAGES_SETTING})`,
+      { url },
+    ),
+  );
 }
 
 async function endGently(engine: Engine): Promise<void> {

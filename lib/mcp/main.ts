@@ -74,7 +74,7 @@ try {
   // Killed outright (SIGKILL, the OOM killer), no exit hook runs: the lifeline ends our browser.
   if (options.env === "LOCAL") armLifeline();
   // The host checks the options (a REMOTE without a key, a bad browser profile) at once.
-  const host = localHost({ options, logger, idleMs: settings.idleMs });
+  const host = localHost({ options, logger, idleMs: settings.idleMs, maxPages: settings.maxPages });
   const server = await buildMcpServer(host, {
     variables: settings.variables,
     toolTimeoutMs: settings.toolTimeoutMs,

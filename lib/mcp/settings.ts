@@ -17,6 +17,8 @@ import { variablesFromEnv } from "./variables.js";
 export type SettingSource = { env: string; flag?: string };
 
 const from = (env: string, flag?: string): SettingSource => (flag ? { env, flag } : { env });
+/** The service's own default for WAYFARER_MAX_PAGES. */
+export const DEFAULT_MAX_PAGES = 10;
 const onOff = () => z.boolean({ error: "expected true or false (also 1/0, on/off, yes/no)" });
 
 export const McpSettingsSchema = z.strictObject({
@@ -87,6 +89,16 @@ export const McpSettingsSchema = z.strictObject({
       "The browser is ended after this long without a tool call, in ms (0: kept until the server stops); the next call starts a new one and says so. A client such as Claude Desktop keeps the server running between chats: an idle browser would hold its memory, or with `WAYFARER_API_KEY` one of the project's sessions, for days.",
     )
     .meta(from("WAYFARER_MCP_IDLE_MS", "--idle-ms")),
+  maxPages: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(DEFAULT_MAX_PAGES)
+    .describe(
+      "The most pages (tabs, popups) the local browser may have open at once, as `WAYFARER_MAX_PAGES` caps a service's session: one past it is closed as it opens (the page that opened it sees a window that closed at once), and the server's log says so. A page that opens a thousand windows would otherwise leave the browser too busy to answer.",
+    )
+    .meta(from("WAYFARER_MCP_MAX_PAGES", "--max-pages")),
   agentMaxSteps: z
     .number()
     .int()
@@ -124,7 +136,13 @@ export function settingSource(key: Key): SettingSource {
 const KEYS = Object.keys(McpSettingsSchema.shape) as Key[];
 const LIST_KEYS = new Set<Key>(["browserArgs"]);
 const BOOLEAN_KEYS = new Set<Key>(["headful", "egress"]);
-const NUMBER_KEYS = new Set<Key>(["toolTimeoutMs", "idleMs", "agentMaxSteps", "verbose"]);
+const NUMBER_KEYS = new Set<Key>([
+  "toolTimeoutMs",
+  "idleMs",
+  "maxPages",
+  "agentMaxSteps",
+  "verbose",
+]);
 
 /** parseArgs' options, from the schema's flags; `--help` besides. */
 function flagOptions() {
