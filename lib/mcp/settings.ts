@@ -257,6 +257,10 @@ export function inactiveSettings(
   if (settings.headful) named.push("headful");
   if (settings.egress) named.push("egress");
   if (settings.browserArgs.length) named.push("browser arguments");
+  // The service's own cap holds its sessions' pages.
+  if (settings.maxPages !== McpSettingsSchema.shape.maxPages.parse(undefined)) {
+    named.push("max pages");
+  }
   return named;
 }
 
