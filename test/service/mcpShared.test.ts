@@ -73,6 +73,45 @@ describe("/mcp in shared mode", () => {
     await onA.client.close();
   });
 
+  it("another project's session id, sent through the other instance, is not found there either; the owner's session goes on", async () => {
+    const onA = await connect(A);
+    const page = textOf(await onA.call("open", { url: pages.url("agent/counter.html") }));
+    const click = {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "click", arguments: { id: idOfLine(page, 'button "Add a cup"') } },
+    };
+    // Project gamma, with alpha's id: forwarded to A, which answers as for an unknown id.
+    for (const [base, id] of [
+      [B, onA.id],
+      [A, onA.id],
+      [B, onA.id.toUpperCase()],
+      [B, `${onA.id} `],
+    ] as const) {
+      const answer = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${CLUSTER_KEYS.gamma}`,
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+          "mcp-session-id": id,
+        },
+        body: JSON.stringify(click),
+      });
+      expect(answer.status, `${base} ${id}`).toBe(404);
+      expect(await answer.json()).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32001, message: "Session not found" },
+        id: null,
+      });
+    }
+    // Nothing was clicked: alpha reads the page as it was.
+    expect(textOf(await onA.call("read", { fresh: true }))).toMatch(/^0 cups$/m);
+    await onA.transport.terminateSession();
+    await onA.client.close();
+  });
+
   it("an initialize on a full instance is placed on the one with room", async () => {
     const first = await connect(A);
     expect(first.id.startsWith(`${cluster.instances[0]!.id}.`)).toBe(true);
