@@ -157,6 +157,11 @@ function mcpPaths() {
       example,
     ),
   });
+  const noSessionId = rpcError("No session id.", {
+    jsonrpc: "2.0",
+    error: { code: -32000, message: "Bad Request: no mcp-session-id header" },
+    id: null,
+  });
   const notFound = rpcError(
     "No such MCP session of this key's project: it ended (DELETE, idle, the service's end) or never was. Initialize again.",
     { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
@@ -238,11 +243,7 @@ function mcpPaths() {
             description: "An SSE stream of server messages.",
             content: { "text/event-stream": { schema: { type: "string" } } },
           },
-          400: rpcError("No session id.", {
-            jsonrpc: "2.0",
-            error: { code: -32000, message: "Bad Request: no mcp-session-id header" },
-            id: null,
-          }),
+          400: noSessionId,
           401: refusedKey,
           404: notFound,
           ...failures(410, 429, 502, 503),
@@ -254,11 +255,7 @@ function mcpPaths() {
         summary: "End the MCP session, its session and its browser",
         responses: {
           200: { description: "Ended." },
-          400: rpcError("No session id.", {
-            jsonrpc: "2.0",
-            error: { code: -32000, message: "Bad Request: no mcp-session-id header" },
-            id: null,
-          }),
+          400: noSessionId,
           401: refusedKey,
           404: notFound,
           ...failures(410, 429, 502, 503),

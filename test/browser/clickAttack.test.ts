@@ -16,6 +16,18 @@ const server = useStaticServer();
 const clients = useClients();
 const { open, clicks } = clickPages(server, clients);
 
+/** As the pointer arrives, the page swaps the button for a "Delete all" in its place. */
+const swapOnPointerMove = (pw: PlaywrightPage) =>
+  pw.evaluate(() => {
+    const old = document.getElementById("b")!;
+    old.addEventListener("pointermove", () => {
+      const swapped = old.cloneNode(true) as HTMLElement;
+      swapped.id = "deleteAll";
+      swapped.textContent = "Delete all";
+      old.replaceWith(swapped);
+    });
+  });
+
 const LIAR = `<script>
   const real = Document.prototype.elementFromPoint;
   Document.prototype.elementFromPoint = function () { return document.getElementById("b"); };
@@ -63,15 +75,7 @@ describe("a page that changes what is under the pointer as it arrives", () => {
   ] as const) {
     it(`never clicks a "Delete all" swapped in at the target's place (${form})`, async () => {
       const { page, pw } = await open(BUTTON);
-      await pw.evaluate(() => {
-        const old = document.getElementById("b")!;
-        old.addEventListener("pointermove", () => {
-          const swapped = old.cloneNode(true) as HTMLElement;
-          swapped.id = "deleteAll";
-          swapped.textContent = "Delete all";
-          old.replaceWith(swapped);
-        });
-      });
+      await swapOnPointerMove(pw);
       await failure(page.click(b, { timeout: 1_500 }));
       expect(await clicks(pw)).toEqual({});
     });
@@ -125,15 +129,7 @@ describe("a guarded click on a target the page re-renders as the pointer arrives
   ] as const) {
     it(`refuses a "Delete all" swapped in at the same place and path as stale, clicking nothing (${form})`, async () => {
       const { page, pw } = await open(BUTTON);
-      await pw.evaluate(() => {
-        const old = document.getElementById("b")!;
-        old.addEventListener("pointermove", () => {
-          const swapped = old.cloneNode(true) as HTMLElement;
-          swapped.id = "deleteAll";
-          swapped.textContent = "Delete all";
-          old.replaceWith(swapped);
-        });
-      });
+      await swapOnPointerMove(pw);
       const error = await failure(page.deepLocator(b, onlyCancel).click({ timeout: 3_000 }));
       expect(error.message).toMatch(/not the element recorded: Delete all/);
       expect(await clicks(pw)).toEqual({});
