@@ -73,7 +73,7 @@ const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
  * service holds none of its ~60 MB, and the first launch loads it while Chromium starts.
  */
 let playwright: Promise<typeof import("playwright-core")> | undefined;
-const chromiumDriver = () => {
+export const chromiumDriver = () => {
   playwright ??= import("playwright-core");
   return playwright.then((loaded) => loaded.chromium);
 };

@@ -237,6 +237,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     sessions,
     metrics,
     async listen(host, port) {
+      await sessions.beforeListening();
       const address = await app.listen({ host, port });
       await cluster?.announce(internalAddress(address, host), sessions);
       // Warm browsers once the service listens: a cold start is not slowed by their launch.

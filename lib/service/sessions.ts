@@ -6,6 +6,7 @@
  * its project on it is told why), or all at shutdown. Each counts against its project's limits.
  */
 import { randomUUID } from "node:crypto";
+import { chromiumDriver } from "../browser/launch.js";
 import { readableReason } from "../readableError.js";
 import { BrowserUsers } from "./browserUsers.js";
 import type { ServiceConfig } from "./config.js";
@@ -294,6 +295,15 @@ export class Sessions {
   /** The pool starts filling (the service listens: a cold start is not slowed by it). */
   warmUp(): void {
     this.warmBrowsers?.start();
+  }
+
+  /**
+   * With warm browsers, the browser library is loaded before the service listens: loading it is
+   * one block of the event loop (about 0.7 s, more on a busy host) that the pool's first launch
+   * would otherwise cause just after /readyz said yes, stalling every request in the meantime.
+   */
+  async beforeListening(): Promise<void> {
+    if (this.warmBrowsers) await chromiumDriver();
   }
 
   get isFull(): boolean {

@@ -150,18 +150,25 @@ async function startEntry(
   return { child, base: `http://127.0.0.1:${port}`, printed: () => printed, exited };
 }
 
-/** As _wait_ready_sync: the first 200 of /readyz, /healthz, /health, tried every 100 ms. */
+/**
+ * As _wait_ready_sync: /readyz, /healthz, /health in turn, the first 200 wins; a request that
+ * fails or takes over 1 s starts the round again from /readyz after 100 ms.
+ */
 async function waitReady(running: Entry): Promise<string> {
   let gone = false;
   void running.exited.then(() => {
     gone = true;
   });
   while (!gone) {
-    for (const path of ["/readyz", "/healthz", "/health"]) {
-      const status = await fetch(`${running.base}${path}`, { signal: AbortSignal.timeout(1_000) })
-        .then((r) => r.status)
-        .catch(() => 0);
-      if (status === 200) return path;
+    try {
+      for (const path of ["/readyz", "/healthz", "/health"]) {
+        const response = await fetch(`${running.base}${path}`, {
+          signal: AbortSignal.timeout(1_000),
+        });
+        if (response.status === 200) return path;
+      }
+    } catch {
+      // Not listening yet, or slow: the SDK tries again.
     }
     await new Promise((r) => setTimeout(r, 100));
   }
