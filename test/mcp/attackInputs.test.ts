@@ -99,10 +99,11 @@ describe("MCP tools against hostile inputs", () => {
     return { answer, ms: Date.now() - started };
   };
   // The tool's time, then the settle a session gives a tool past it, and slack for a busy host.
-  const BOUND_MS = 10_000 + 5_000 + 5_000;
+  const TOOL_MS = 5_000;
+  const BOUND_MS = TOOL_MS + 5_000 + 5_000;
 
   it("a page that spams alerts, confirms and prompts: every call answers within its time", async () => {
-    const { call } = await mcp.connect({ toolTimeoutMs: 10_000 });
+    const { call } = await mcp.connect({ toolTimeoutMs: TOOL_MS });
     const page = textOf(await call("open", { url: server.url("attack/dialogs.html") }));
     expect(page).toContain("A page that asks and asks");
     const clicked = await timed(call("click", { id: idOfLine(page, 'button "Ask"') }));
@@ -113,11 +114,11 @@ describe("MCP tools against hostile inputs", () => {
     expect(textOf(read.answer)).toContain("asks and asks");
     const away = await timed(call("open", { url: server.url("agent/counter.html") }));
     expect(away.ms).toBeLessThan(BOUND_MS);
-    expect(textOf(away.answer)).toMatch(/Add a cup|^ServiceTimeoutError: open: 10000 ms passed/);
+    expect(textOf(away.answer)).toMatch(/Add a cup|^ServiceTimeoutError: open: 5000 ms passed/);
   });
 
   it("a page that opens a thousand windows: each call answers within its time, bounded", async () => {
-    const { call, host } = await mcp.connect({ toolTimeoutMs: 10_000 });
+    const { call, host } = await mcp.connect({ toolTimeoutMs: TOOL_MS });
     const page = textOf(await call("open", { url: server.url("attack/popups.html") }));
     const clicked = await timed(call("click", { id: idOfLine(page, 'button "Open them"') }));
     expect(clicked.ms).toBeLessThan(BOUND_MS);
