@@ -70,7 +70,8 @@ const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
 
 /**
  * Playwright's Chromium driver, imported with the first browser rather than at start: an idle
- * service holds none of its ~60 MB, and the first launch loads it while Chromium starts.
+ * service holds none of its ~60 MB, and the first launch loads it while Chromium starts. A
+ * service that keeps warm browsers imports it before it listens (Sessions.beforeListening).
  */
 let playwright: Promise<typeof import("playwright-core")> | undefined;
 export const chromiumDriver = () => {
