@@ -14,6 +14,7 @@ import { ServiceError, ServiceInitError, ServiceNotInitializedError } from "./er
 import { History, type HistoryEntry } from "./history.js";
 import { Logger } from "./log.js";
 import { type Metrics, MetricsRecorder } from "./metrics.js";
+import type { ModelTap } from "./model/modelTap.js";
 import { type Agent, agentHandle } from "./operations/agentHandle.js";
 import { readExtractCall } from "./operations/extractCall.js";
 import { OperationPath } from "./operations/operationPath.js";
@@ -35,6 +36,8 @@ import { secretsOf } from "./secrets.js";
 /** Not public: what the test suite may replace. */
 export interface ClientInternals {
   engine?: (parts: EngineParts) => Engine;
+  /** A job's recording or replay (lib/job/recording/): sees the model calls of a LOCAL engine. */
+  modelTap?: ModelTap;
 }
 
 export class Client {
@@ -71,6 +74,7 @@ export class Client {
         this.historyLog.record("navigate", { url: n.url, options: n.options }, n.result),
       ),
       records: { metrics: this.metricsLog },
+      modelTap: internals.modelTap,
     };
     this.engine = (internals.engine ?? createEngine)(parts);
     const cache = cacheSettingsFor(this.options, this.logger);

@@ -32,13 +32,11 @@ import { observe } from "../handlers/observe.js";
 import { pageById } from "../handlers/pageSnapshot.js";
 import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
-import type { ModelAccess } from "../model/modelAccess.js";
-import type { SpendGuard } from "../model/modelClient.js";
 import type { Action, ResolvedOptions } from "../options.js";
 import { surface } from "../readableError.js";
 import { DEFAULT_TIMEOUT_MS, type Deadline, withTimeout } from "../timeout.js";
 import type { AgentControl, AgentExecuteAnswer, OperationControl, Operations } from "./engine.js";
-import { agentDepsFor } from "./toolDeps.js";
+import { agentDepsFor, type ToolDepsExtras } from "./toolDeps.js";
 
 export class LocalOperations implements Operations {
   /** The models, the snapshot settings and the values typed so far, shared with agent runs. */
@@ -50,11 +48,10 @@ export class LocalOperations implements Operations {
     metrics: MetricsRecorder,
     /** The browser's pages, once init() has opened them. */
     context: () => Context,
-    spendGuard?: SpendGuard,
-    /** A service's rules for reaching model providers. */
-    modelAccess?: ModelAccess,
+    /** A service's budget and rules for model calls; a job's recording or replay. */
+    extras: ToolDepsExtras = {},
   ) {
-    this.deps = agentDepsFor(options, logger, metrics, context, { spendGuard, modelAccess });
+    this.deps = agentDepsFor(options, logger, metrics, context, extras);
   }
 
   act(request: ActRequest, control: OperationControl = {}): Promise<ActResult> {

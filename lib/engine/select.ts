@@ -17,6 +17,7 @@ import type { Logger } from "../log.js";
 import type { MetricsRecorder } from "../metrics.js";
 import type { ModelAccess } from "../model/modelAccess.js";
 import type { SpendGuard } from "../model/modelClient.js";
+import type { ModelTap } from "../model/modelTap.js";
 import type { ResolvedOptions } from "../options.js";
 import { RemoteEngine } from "../remote/remoteEngine.js";
 import { remoteSettings } from "../remote/remoteSettings.js";
@@ -58,6 +59,8 @@ export interface EngineParts {
   pageLimit?: PageLimit;
   /** A service's session: its browser kept apart from the host. */
   confine?: Confinement;
+  /** A job's recording or replay: sees every act, observe and extract call. */
+  modelTap?: ModelTap;
 }
 
 export function createEngine(parts: EngineParts): Engine {
@@ -66,14 +69,11 @@ export function createEngine(parts: EngineParts): Engine {
     return localEngine(
       parts,
       (context) =>
-        new LocalOperations(
-          options,
-          logger,
-          records.metrics,
-          context,
-          parts.spendGuard,
-          parts.modelAccess,
-        ),
+        new LocalOperations(options, logger, records.metrics, context, {
+          spendGuard: parts.spendGuard,
+          modelAccess: parts.modelAccess,
+          modelTap: parts.modelTap,
+        }),
     );
   }
   const apiKey = options.apiKey ?? process.env.WAYFARER_API_KEY;

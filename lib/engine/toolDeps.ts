@@ -11,6 +11,7 @@ import type { MetricsRecorder } from "../metrics.js";
 import { InferenceLog } from "../model/inferenceLog.js";
 import type { ModelAccess } from "../model/modelAccess.js";
 import { ModelClient, type SpendGuard } from "../model/modelClient.js";
+import type { ModelTap } from "../model/modelTap.js";
 import type { ResolvedOptions, Variables } from "../options.js";
 import { variableHider } from "../variables.js";
 
@@ -19,6 +20,8 @@ export interface ToolDepsExtras {
   spendGuard?: SpendGuard;
   /** A service's rules for reaching model providers. */
   modelAccess?: ModelAccess;
+  /** A job's recording or replay: sees every act, observe and extract call. */
+  modelTap?: ModelTap;
 }
 
 export function agentDepsFor(
@@ -39,6 +42,7 @@ export function agentDepsFor(
     tokenCap: options.tokenCap,
     spendGuard: extras.spendGuard,
     access: extras.modelAccess,
+    tap: extras.modelTap,
   });
   /** Values typed from variables: every later outline shows their %name% instead. */
   const typed: Variables = {};

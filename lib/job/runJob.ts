@@ -5,6 +5,8 @@
  * stops a runaway run between steps. Every request of a browser it launches goes through the
  * egress guard (./egress.ts).
  */
+
+import type { Context } from "../browser/context.js";
 import { type NavigationAllowance, navigationRefusal } from "../browser/navigationPolicy.js";
 import { Client, type ClientInternals } from "../client.js";
 import {
@@ -14,6 +16,7 @@ import {
   ServiceTimeoutError,
   TokenCapError,
 } from "../errors.js";
+import type { ModelTap } from "../model/modelTap.js";
 import type { V3Options, Variables } from "../options.js";
 import { withTimeout } from "../timeout.js";
 import type { JobDefinition } from "./definition.js";
@@ -33,6 +36,8 @@ export interface JobOptions {
   client?: Partial<V3Options>;
   /** Not public: the test suite runs the job on its own engine (the JSON loopback). */
   clientInternals?: ClientInternals;
+  /** Not public: a recording of the run, or its replay (./recording/). */
+  tap?: JobTap;
   /** Told as each step starts: a progress line. */
   onStep?: (step: string) => void;
   /**
@@ -40,6 +45,18 @@ export interface JobOptions {
    * it showed.
    */
   onFailure?: (last: { step?: string; url?: string; screenshot?: Buffer }) => void;
+}
+
+/** What a recording or a replay hooks into a run. */
+export interface JobTap {
+  /** The browser's pages, once open and before the job's first navigation. */
+  opened?(context: Context): Promise<void>;
+  /** After the last step succeeded, before the browser closes. */
+  finishing?(context: Context): Promise<void>;
+  /** Sees every model call of act and extract. */
+  models?: ModelTap;
+  /** Every request is answered inside the browser: the page's host name is not looked up. */
+  offline?: boolean;
 }
 
 export interface JobResult {
@@ -100,7 +117,7 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
       ...(job.model ? { model: job.model } : {}),
       ...(job.cacheDir ? { cacheDir: job.cacheDir } : {}),
     } as V3Options,
-    options.clientInternals,
+    { ...options.clientInternals, modelTap: options.tap?.models },
   );
   const timings: Record<string, number> = {};
   let tokens = 0;
@@ -134,9 +151,10 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
         await timed("init", () => client.init());
         const page = client.context.activePage()!;
         await client.context.guardNavigations(options.allow);
+        await options.tap?.opened?.(client.context);
         deadline.step("goto");
         await timed("goto", async () => {
-          if (landing.unresolved) throw unresolvedPage(job.url);
+          if (landing.unresolved && !options.tap?.offline) throw unresolvedPage(job.url);
           await page.goto(job.url, { waitUntil: "load", timeout: left() });
         });
         if (job.act) {
@@ -160,6 +178,7 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
           await checkTokens();
         }
         url = page.url();
+        await options.tap?.finishing?.(client.context);
         return data;
       },
     );

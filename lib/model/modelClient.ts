@@ -17,6 +17,7 @@ import {
   zodSchema,
 } from "ai";
 import type { z } from "zod";
+import { jsonSchemaOf } from "../api/jsonSchema.js";
 import { MissingLLMConfigurationError, TokenCapError, UnsupportedModelError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Usage } from "../metrics.js";
@@ -26,6 +27,7 @@ import { inheritCredentials, type ModelConfiguration } from "./config.js";
 import type { InferenceLog } from "./inferenceLog.js";
 import type { ModelAccess } from "./modelAccess.js";
 import { toModelError } from "./modelErrors.js";
+import type { ModelTap, TappedCall } from "./modelTap.js";
 import { computerToolFor, type ResolvedModel, resolveModel } from "./providers.js";
 import { retryDelay } from "./retries.js";
 import { toolInputSchema } from "./toolSchema.js";
@@ -116,6 +118,8 @@ export interface ModelClientSettings {
   tokenCap?: number;
   /** Someone else's budget (the service's operator's): asked before each call, told after. */
   spendGuard?: SpendGuard;
+  /** Sees act, observe and extract calls: a job's recording or its replay. */
+  tap?: ModelTap;
 }
 
 /**
@@ -264,9 +268,15 @@ export class ModelClient implements Models {
 
   async generate<T>(call: ModelCall<T>): Promise<ModelAnswer<T>> {
     this.checkCap(call.prompt + (call.system ?? ""));
+    const system = [call.system, this.settings.systemPrompt].filter(Boolean).join("\n\n");
+    const tapped = this.settings.tap && this.tapped(call, system);
+    const replayed = tapped && this.settings.tap?.answer?.(tapped);
+    if (tapped && replayed) {
+      this.reportUsage(call, replayed.usage, undefined);
+      return { value: replayed.value as T, usage: replayed.usage, model: tapped.model };
+    }
     const { model, label, config } = this.choose(call.model);
     await this.settings.spendGuard?.before(config);
-    const system = [call.system, this.settings.systemPrompt].filter(Boolean).join("\n\n");
     const content = [
       { type: "text" as const, text: call.prompt },
       ...(call.images ?? []).map((i) => ({
@@ -295,6 +305,7 @@ export class ModelClient implements Models {
       const usage = usageOf(result.usage, started);
       const value = result.output as T;
       this.reportUsage(call, usage, config);
+      if (tapped) this.settings.tap?.answered?.(tapped, value, usage);
       await this.logInference({ ...record, response: value, usage });
       this.settings.logger.debug("model", `${call.operation}: ${label} answered`, { ...usage });
       return { value, usage, model: label };
@@ -311,6 +322,25 @@ export class ModelClient implements Models {
       await this.logInference({ ...record, error: failure.message });
       throw failure;
     }
+  }
+
+  /** The call as a tap sees it; the model named without resolving it (a replay needs no key). */
+  private tapped(call: ModelCall<unknown>, system: string): TappedCall {
+    const configured = inheritCredentials(call.model, this.settings.model) ?? this.settings.model;
+    const { llmClient } = this.settings;
+    const model =
+      call.model === undefined && llmClient
+        ? labelOf(llmClient)
+        : typeof configured === "string"
+          ? configured
+          : (configured?.modelName ?? "");
+    return {
+      operation: call.operation,
+      system,
+      prompt: call.prompt,
+      schema: jsonSchemaOf(call.schema),
+      model,
+    };
   }
 
   /** A failed write (a read-only filesystem) must not turn an answered call into a failure. */

@@ -1,0 +1,133 @@
+/**
+ * Replays a recording offline: today's job (job.config.ts as it is) runs in a real browser
+ * whose every request is answered from the recorded responses, its model calls answered from
+ * the recorded ones, with no key and nothing sent anywhere; it must give the recorded answer.
+ * A recording of another job (the job was edited since) is stale: not replayed, and the
+ * outcome says what differs.
+ */
+import { isDeepStrictEqual } from "node:util";
+import { replayTraffic, type TrafficReplay } from "../../browser/trafficReplay.js";
+import type { Variables } from "../../options.js";
+import type { JobDefinition } from "../definition.js";
+import { failureMessage } from "../failureMessage.js";
+import { type JobOptions, type JobResult, runJob } from "../runJob.js";
+import { type LoadedRecording, readRecording } from "./folder.js";
+import type { RecordedJob } from "./format.js";
+import { ModelReplay } from "./modelReplay.js";
+import { recordedJob } from "./recordJob.js";
+
+export type ReplayOutcome =
+  | { status: "passed"; result: JobResult; name: string }
+  | { status: "stale"; why: string; name: string }
+  | { status: "failed"; why: string; name: string; missing: string[] };
+
+export interface ReplayOptions extends Omit<JobOptions, "tap"> {
+  /** How the recording is named in messages (its folder as given, by default). */
+  name?: string;
+}
+
+export async function replayJob(
+  job: JobDefinition,
+  folder: string,
+  options: ReplayOptions = {},
+): Promise<ReplayOutcome> {
+  const { name = folder, ...jobOptions } = options;
+  const loaded = await readRecording(folder);
+  const stale = staleness(loaded.recording.job, recordedJob(job));
+  if (stale) {
+    return {
+      status: "stale",
+      name,
+      why: `${name} is a recording of another job: ${stale}. Record the job again: npm start -- --record`,
+    };
+  }
+  return replayLoaded(job, loaded, name, jobOptions);
+}
+
+async function replayLoaded(
+  job: JobDefinition,
+  loaded: LoadedRecording,
+  name: string,
+  options: Omit<JobOptions, "tap">,
+): Promise<ReplayOutcome> {
+  const { recording } = loaded;
+  const models = new ModelReplay(recording.modelCalls, loaded.prompts, name);
+  let traffic: TrafficReplay | undefined;
+  const modelName = recording.job.model ?? "openai/gpt-4.1-mini";
+  const failed = (why: string): ReplayOutcome => ({
+    status: "failed",
+    name,
+    why,
+    missing: traffic?.missing() ?? [],
+  });
+  let result: JobResult;
+  try {
+    result = await runJob(
+      {
+        ...job,
+        // The model is never asked (every call is answered from the recording): no key.
+        model: { modelName },
+        // Every call made, as when recorded: the cache would skip the act's.
+        cacheDir: undefined,
+        // What the browser types is the %NAME% the recording kept in place of each value.
+        variables: asTokens(job.variables),
+      },
+      {
+        ...options,
+        client: { ...options.client, env: "LOCAL" },
+        tap: {
+          models,
+          offline: true,
+          opened: async (context) => {
+            traffic = await replayTraffic(context, loaded.responses);
+          },
+        },
+      },
+    );
+  } catch (error) {
+    const mismatch = models.failure();
+    return failed(mismatch ? mismatch.message : `the job failed: ${failureMessage(error)}`);
+  }
+  if (result.data !== recording.answer.data) {
+    return failed(
+      `the job answered ${JSON.stringify(result.data)}, the recording ${JSON.stringify(recording.answer.data)}`,
+    );
+  }
+  if (models.unused() > 0) {
+    return failed(
+      `the job made ${recording.modelCalls.length - models.unused()} of the recording's ${recording.modelCalls.length} model calls`,
+    );
+  }
+  return { status: "passed", name, result };
+}
+
+/** What differs between the recorded job and today's, in words; "" when they are the same. */
+function staleness(recorded: RecordedJob, now: RecordedJob): string {
+  const differences: string[] = [];
+  for (const field of ["url", "act", "extract", "model"] as const) {
+    if (recorded[field] !== now[field]) {
+      differences.push(
+        `its ${field} was ${show(recorded[field])}, job.config.ts says ${show(now[field])}`,
+      );
+    }
+  }
+  if (!isDeepStrictEqual(recorded.schema, now.schema)) differences.push("its schema differs");
+  if (!isDeepStrictEqual(recorded.variables ?? [], now.variables ?? [])) {
+    differences.push("its variables differ");
+  }
+  return differences.join("; ");
+}
+
+function show(value: string | undefined): string {
+  return value === undefined ? "nothing" : JSON.stringify(value);
+}
+
+function asTokens(variables: Variables | undefined): Variables | undefined {
+  if (!variables) return undefined;
+  return Object.fromEntries(
+    Object.entries(variables).map(([name, v]) => [
+      name,
+      typeof v === "object" ? { ...v, value: `%${name}%` } : `%${name}%`,
+    ]),
+  );
+}
