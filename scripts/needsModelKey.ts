@@ -8,8 +8,8 @@ import { type JobDefinition, resolveJob } from "../lib/job/definition.js";
 import { resolveModel } from "../lib/model/providers.js";
 
 /** The job as configured; undefined (after saying why) when its model has no key. */
-export function configuredJob(): JobDefinition | undefined {
-  const definition = resolveJob(job, process.env);
+export function configuredJob(base: Partial<JobDefinition> = job): JobDefinition | undefined {
+  const definition = resolveJob(base, process.env);
   if (!definition.model) return definition;
   try {
     resolveModel(definition.model, process.env);

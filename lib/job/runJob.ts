@@ -7,6 +7,7 @@
  */
 
 import type { Context } from "../browser/context.js";
+import { quietNetwork } from "../browser/quietNetwork.js";
 import { type NavigationAllowance, navigationRefusal } from "../browser/navigationPolicy.js";
 import { Client, type ClientInternals } from "../client.js";
 import {
@@ -16,7 +17,7 @@ import {
   ServiceTimeoutError,
   TokenCapError,
 } from "../errors.js";
-import type { ModelTap } from "../model/modelTap.js";
+import type { ModelTap, TappedCall } from "../model/modelTap.js";
 import type { V3Options, Variables } from "../options.js";
 import { withTimeout } from "../timeout.js";
 import type { JobDefinition } from "./definition.js";
@@ -24,6 +25,10 @@ import { guardedOptions, jobEgressRule, pageVerdict, unresolvedPage } from "./eg
 
 /** Kept back from every step for close() and the answer. */
 export const RESERVE_MS = 5_000;
+/** After load, how long the page's network must be still before the job reads it... */
+export const LOADED_QUIET_MS = 300;
+/** ...waited for at most this long. */
+export const LOADED_WAIT_MS = 3_000;
 /** Default cap on the prompt and completion tokens of one run. */
 export const DEFAULT_TOKEN_CAP = 200_000;
 
@@ -38,6 +43,8 @@ export interface JobOptions {
   clientInternals?: ClientInternals;
   /** Not public: a recording of the run, or its replay (./recording/). */
   tap?: JobTap;
+  /** Told each act, observe and extract model call as it is sent (`--prompts` prints them). */
+  onModelCall?: (call: TappedCall) => void;
   /** Told as each step starts: a progress line. */
   onStep?: (step: string) => void;
   /**
@@ -117,7 +124,7 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
       ...(job.model ? { model: job.model } : {}),
       ...(job.cacheDir ? { cacheDir: job.cacheDir } : {}),
     } as V3Options,
-    { ...options.clientInternals, modelTap: options.tap?.models },
+    { ...options.clientInternals, modelTap: modelTapOf(options) },
   );
   const timings: Record<string, number> = {};
   let tokens = 0;
@@ -156,6 +163,8 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
         await timed("goto", async () => {
           if (landing.unresolved && !options.tap?.offline) throw unresolvedPage(job.url);
           await page.goto(job.url, { waitUntil: "load", timeout: left() });
+          // Data a page fetches once loaded is part of what the job reads.
+          await quietNetwork(page, LOADED_QUIET_MS, Math.min(LOADED_WAIT_MS, left()));
         });
         if (job.act) {
           deadline.step("act");
@@ -192,4 +201,18 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
     // Out of time: no graceful close; the reserve is for a forced one and the answer.
     await timed("close", () => client.close({ force: expired }));
   }
+}
+
+/** The run's model tap: a recording's or a replay's, told first to whoever watches the calls. */
+function modelTapOf(options: JobOptions): ModelTap | undefined {
+  const { onModelCall } = options;
+  const inner = options.tap?.models;
+  if (!onModelCall) return inner;
+  return {
+    answer: (call) => {
+      onModelCall(call);
+      return inner?.answer?.(call);
+    },
+    answered: inner?.answered?.bind(inner),
+  };
 }

@@ -14,6 +14,8 @@ const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript",
+  ".css": "text/css",
+  ".json": "application/json",
 };
 
 /** Bodies of /__delay by ?type=; `text` and `target` come from the query. */

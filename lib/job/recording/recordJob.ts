@@ -30,6 +30,12 @@ import { promptParts } from "./promptParts.js";
 export interface RecordOptions extends Omit<JobOptions, "tap"> {
   /** The recording's folder: replaced whole when the run succeeds, untouched when it fails. */
   folder: string;
+  /**
+   * A stand-in for the site, set on the browser's pages before the job navigates: it answers
+   * requests inside the browser (the template's own recording, a test), so the page's host name
+   * is not looked up first. What it answers is recorded as the site's.
+   */
+  standIn?: (context: Context) => Promise<void>;
 }
 
 export interface RecordOutcome {
@@ -43,7 +49,7 @@ export async function recordJob(
   job: JobDefinition,
   options: RecordOptions,
 ): Promise<RecordOutcome> {
-  const { folder, ...jobOptions } = options;
+  const { folder, standIn, ...jobOptions } = options;
   const models = new ModelRecorder();
   let traffic: TrafficRecorder | undefined;
   let received: { responses: CapturedResponse[]; cookies: string[] } | undefined;
@@ -59,8 +65,10 @@ export async function recordJob(
         client: { ...jobOptions.client, env: "LOCAL" },
         tap: {
           models,
+          offline: standIn !== undefined,
           opened: async (context: Context) => {
             traffic = recordTraffic(context);
+            await standIn?.(context);
           },
           finishing: async () => {
             received = await traffic?.stop();

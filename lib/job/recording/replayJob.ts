@@ -70,7 +70,7 @@ async function replayLoaded(
         // Every call made, as when recorded: the cache would skip the act's.
         cacheDir: undefined,
         // What the browser types is the %NAME% the recording kept in place of each value.
-        variables: asTokens(job.variables),
+        variables: asTokens(job.variables, recording.job.variables),
       },
       {
         ...options,
@@ -107,14 +107,13 @@ function staleness(recorded: RecordedJob, now: RecordedJob): string {
   for (const field of ["url", "act", "extract", "model"] as const) {
     if (recorded[field] !== now[field]) {
       differences.push(
-        `its ${field} was ${show(recorded[field])}, job.config.ts says ${show(now[field])}`,
+        `its ${field} was ${show(recorded[field])}, the job now says ${show(now[field])}`,
       );
     }
   }
   if (!isDeepStrictEqual(recorded.schema, now.schema)) differences.push("its schema differs");
-  if (!isDeepStrictEqual(recorded.variables ?? [], now.variables ?? [])) {
-    differences.push("its variables differ");
-  }
+  // Variables are not compared: their values come from JOB_VAR_* where the job runs, and a
+  // replay types each one's %NAME% in its place.
   return differences.join("; ");
 }
 
@@ -122,12 +121,14 @@ function show(value: string | undefined): string {
   return value === undefined ? "nothing" : JSON.stringify(value);
 }
 
-function asTokens(variables: Variables | undefined): Variables | undefined {
-  if (!variables) return undefined;
-  return Object.fromEntries(
-    Object.entries(variables).map(([name, v]) => [
-      name,
-      typeof v === "object" ? { ...v, value: `%${name}%` } : `%${name}%`,
-    ]),
-  );
+/** Each variable of the job or the recording, its value its own `%NAME%` (origins kept). */
+function asTokens(
+  variables: Variables | undefined,
+  recorded: string[] = [],
+): Variables | undefined {
+  const tokens: Variables = Object.fromEntries(recorded.map((name) => [name, `%${name}%`]));
+  for (const [name, v] of Object.entries(variables ?? {})) {
+    tokens[name] = typeof v === "object" ? { ...v, value: `%${name}%` } : `%${name}%`;
+  }
+  return Object.keys(tokens).length ? tokens : undefined;
 }

@@ -2,8 +2,10 @@
  * A scripted model for job.config.ts's job on its saved page (page.html, and item.html where
  * the act leads): it answers each request from the page outline the request carries, as a real
  * model would, so it keeps working when the page's ids change. The model kit's handlers speak
- * OpenAI's API (test/support/llm/README.md); `npm run offline` and job.test.ts use this file.
- * For a job of your own: answer your job's act and extract from your page's outline.
+ * OpenAI's API (test/support/llm/README.md). It stood in for the real model when the template's
+ * recording was made (record.ts), and `npm run offline -- --page … --model …` runs it. For a
+ * job of your own, a recording needs no such file (docs/guide/job.md); to write one anyway,
+ * answer your job's act and extract from your page's outline (`--prompts` shows it).
  */
 import type { RequestHandler } from "msw";
 import { instructionOf, promptOf } from "../../support/llm/modelServer.js";
