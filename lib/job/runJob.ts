@@ -7,8 +7,8 @@
  */
 
 import type { Context } from "../browser/context.js";
-import { quietNetwork } from "../browser/quietNetwork.js";
 import { type NavigationAllowance, navigationRefusal } from "../browser/navigationPolicy.js";
+import { quietNetwork } from "../browser/quietNetwork.js";
 import { Client, type ClientInternals } from "../client.js";
 import {
   codeOf,
