@@ -1,8 +1,8 @@
 /**
- * The job this deployment runs on its schedule: edit this file for your own. The environment
- * overrides it on a deployment (JOB_URL, JOB_ACT, JOB_EXTRACT, JOB_MODEL, JOB_BUDGET_MS, and
- * JOB_VAR_<NAME> for a %NAME% variable), and an authorised POST may override url, act and
- * extract for one run. See docs/guide/job.md.
+ * The job this deployment runs on its schedule: edit this file for your own, then record it once
+ * (`npm start -- --record`) so that `npm test` replays it offline. The environment overrides each
+ * field on a deployment (the JOB_* variables: docs/reference/environment.md), and an authorised
+ * POST may override url, act and extract for one run. See docs/guide/job.md.
  */
 import type { JobDefinition } from "./lib/job/definition.js";
 

@@ -13,6 +13,12 @@ import { freePort } from "../support/ports.js";
 import { type StaticServer, startStaticServer } from "../support/staticServer.js";
 import { useTempFolders } from "../support/tempFolders.js";
 
+// The handler's machinery under a job of the test's own: a fork's job.config.ts (another page,
+// a schema) changes nothing here. Its own job runs in test/job/handler.test.ts.
+vi.mock("../../job.config.js", () => ({
+  job: { url: "https://example.invalid/", model: "openai/gpt-4.1-mini" },
+}));
+
 const SECRET = "cron-secret-for-tests-0123456789";
 const MODEL_KEY = "sk-api-test-model-key-98765";
 let site: StaticServer;

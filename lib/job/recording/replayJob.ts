@@ -10,7 +10,7 @@ import { replayTraffic, type TrafficReplay } from "../../browser/trafficReplay.j
 import type { Variables } from "../../options.js";
 import type { JobDefinition } from "../definition.js";
 import { failureMessage } from "../failureMessage.js";
-import { type JobOptions, type JobResult, runJob } from "../runJob.js";
+import { type JobOptions, type JobResult, type JobTap, runJob } from "../runJob.js";
 import { type LoadedRecording, readRecording } from "./folder.js";
 import type { RecordedJob } from "./format.js";
 import { ModelReplay } from "./modelReplay.js";
@@ -33,15 +33,56 @@ export async function replayJob(
 ): Promise<ReplayOutcome> {
   const { name = folder, ...jobOptions } = options;
   const loaded = await readRecording(folder);
-  const stale = staleness(loaded.recording.job, recordedJob(job));
-  if (stale) {
-    return {
-      status: "stale",
-      name,
-      why: `${name} is a recording of another job: ${stale}. Record the job again: npm start -- --record`,
-    };
-  }
+  const stale = staleRecording(loaded, job, name);
+  if (stale) return { status: "stale", name, why: stale };
   return replayLoaded(job, loaded, name, jobOptions);
+}
+
+/** Why the recording is not of `job` (edited since), in a sentence; "" when it is. */
+export function staleRecording(loaded: LoadedRecording, job: JobDefinition, name: string): string {
+  const stale = staleness(loaded.recording.job, recordedJob(job));
+  return stale
+    ? `${name} is a recording of another job: ${stale}. Record the job again: npm start -- --record`
+    : "";
+}
+
+/** How a run is replayed: the job as the replay runs it, and what answers its browser and model. */
+export interface ReplaySetup {
+  job: JobDefinition;
+  tap: JobTap;
+  models: ModelReplay;
+  /** Requests the recording could not answer so far. */
+  missing(): string[];
+}
+
+export function replaySetup(
+  job: JobDefinition,
+  loaded: LoadedRecording,
+  name: string,
+): ReplaySetup {
+  const { recording } = loaded;
+  const models = new ModelReplay(recording.modelCalls, loaded.prompts, name);
+  let traffic: TrafficReplay | undefined;
+  return {
+    job: {
+      ...job,
+      // The model is never asked (every call is answered from the recording): no key.
+      model: { modelName: recording.job.model ?? "openai/gpt-4.1-mini" },
+      // Every call made, as when recorded: the cache would skip the act's.
+      cacheDir: undefined,
+      // What the browser types is the %NAME% the recording kept in place of each value.
+      variables: asTokens(job.variables, recording.job.variables),
+    },
+    tap: {
+      models,
+      offline: true,
+      opened: async (context) => {
+        traffic = await replayTraffic(context, loaded.responses);
+      },
+    },
+    models,
+    missing: () => traffic?.missing() ?? [],
+  };
 }
 
 async function replayLoaded(
@@ -51,39 +92,21 @@ async function replayLoaded(
   options: Omit<JobOptions, "tap">,
 ): Promise<ReplayOutcome> {
   const { recording } = loaded;
-  const models = new ModelReplay(recording.modelCalls, loaded.prompts, name);
-  let traffic: TrafficReplay | undefined;
-  const modelName = recording.job.model ?? "openai/gpt-4.1-mini";
+  const setup = replaySetup(job, loaded, name);
+  const { models } = setup;
   const failed = (why: string): ReplayOutcome => ({
     status: "failed",
     name,
     why,
-    missing: traffic?.missing() ?? [],
+    missing: setup.missing(),
   });
   let result: JobResult;
   try {
-    result = await runJob(
-      {
-        ...job,
-        // The model is never asked (every call is answered from the recording): no key.
-        model: { modelName },
-        // Every call made, as when recorded: the cache would skip the act's.
-        cacheDir: undefined,
-        // What the browser types is the %NAME% the recording kept in place of each value.
-        variables: asTokens(job.variables, recording.job.variables),
-      },
-      {
-        ...options,
-        client: { ...options.client, env: "LOCAL" },
-        tap: {
-          models,
-          offline: true,
-          opened: async (context) => {
-            traffic = await replayTraffic(context, loaded.responses);
-          },
-        },
-      },
-    );
+    result = await runJob(setup.job, {
+      ...options,
+      client: { ...options.client, env: "LOCAL" },
+      tap: setup.tap,
+    });
   } catch (error) {
     const mismatch = models.failure();
     return failed(mismatch ? mismatch.message : `the job failed: ${failureMessage(error)}`);
