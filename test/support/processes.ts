@@ -50,6 +50,22 @@ export function liveDescendants(pid: number): number[] {
   ];
 }
 
+/** Every live process under `pid`, however deep (children, their children, …). */
+export function liveTree(pid: number): number[] {
+  const all = liveProcesses();
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const p of all) {
+      if (p.ppid === parent) {
+        found.push(p.pid);
+        walk(p.pid);
+      }
+    }
+  };
+  walk(pid);
+  return found;
+}
+
 /** The command line of a live process; [] for one that has ended. */
 export function commandLineIfLive(pid: number): string[] {
   try {
