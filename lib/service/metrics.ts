@@ -47,17 +47,6 @@ type Outcome = "ok" | "caller_error" | "failed" | "timeout";
 /** 50 ms (a cache HIT, a refusal) to a minute (an agent's run); slower ones land in +Inf. */
 const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
 
-/** The service's own refusals, by class: they all carry ServiceError's generic code. */
-const SERVICE_CODES: Record<string, string> = {
-  SessionNotFound: "SESSION_NOT_FOUND",
-  SessionBusyError: "SESSION_BUSY",
-  ServiceFull: "SERVICE_FULL",
-  ServiceStopping: "SERVICE_STOPPING",
-  SessionGone: "SESSION_GONE",
-  OwnerUnreachable: "OWNER_UNREACHABLE",
-  CallerBrowserUnreachable: "CALLER_BROWSER_UNREACHABLE",
-};
-
 /** A request's failure, noted where it became an answer (its status when a stream's 200 hides it). */
 const failures = new WeakMap<IncomingMessage, { error: unknown; status: number | undefined }>();
 /** Requests another instance answered (shared mode): that instance counts them. */
@@ -352,13 +341,12 @@ function outcomeOf(status: number, error: unknown): Outcome {
   return status < 500 ? "caller_error" : "failed";
 }
 
-/** The registry's code of a library error, the service's own by class, Fastify's, or the status. */
+/** The code of a library error or of the service's own refusal, Fastify's, or the status. */
 function codeOf(error: unknown, status: number): string {
   if (error === undefined) return `HTTP_${status}`;
   const fastify = (error as { code?: unknown }).code;
   if (typeof fastify === "string" && /^FST_[A-Z0-9_]+$/.test(fastify)) return fastify;
-  const { name, code } = toWireError(error);
-  return code === "SERVICE_ERROR" ? (SERVICE_CODES[name] ?? code) : code;
+  return toWireError(error).code;
 }
 
 /** The process's own metrics (CPU, memory, event loop, GC): one set, whatever the services. */

@@ -4,6 +4,7 @@
  * drift from what is checked. test/service/apiDocs.test.ts validates it with a real OpenAPI
  * validator and fails when a route the service registers is missing here.
  */
+
 import { z } from "zod";
 import { ActResultSchema, AgentResultSchema, ObserveResultSchema } from "../api/operations.js";
 import {
@@ -45,6 +46,7 @@ import {
   withRequestIds,
 } from "./openapiParts.js";
 import { servicePaths } from "./openapiServicePaths.js";
+import { SERVICE_VERSION } from "./version.js";
 
 const STREAMING = `With \`x-stream-response: true\` (or the body's \`streamResponse: true\`; the header wins) the answer is SSE frames instead, each \`{id, type, data}\`: \`system starting\`, \`system connected\`, a \`log\` frame for each log line as it happens (the session's \`verbose\`; an agent's events ride in log frames as \`event\`, a model call's usage as \`usage\`), then \`system finished\` with the result (\`cacheHit\`, \`cacheEntry\` where they apply) or \`system error\`. The framing follows the client: a generated SDK (it sends \`x-stainless-*\` headers) gets each frame named by an \`event:\` line (\`event: <status>\\ndata: <JSON>\\n\\n\`; a log frame's status is \`running\`), any other caller data-only frames (\`data: <JSON>\\n\\n\`). Bad input, an unknown session and a busy one are answered as JSON before any stream opens.`;
 
@@ -153,7 +155,11 @@ function operation(
 function build() {
   return {
     openapi: "3.1.0",
-    info: { title: "Wayfarer service (v1 protocol)", version: "3.1.0", description: DESCRIPTION },
+    info: {
+      title: "Wayfarer service (v1 protocol)",
+      version: SERVICE_VERSION,
+      description: DESCRIPTION,
+    },
     servers: [{ url: "/", description: "This service" }],
     security: KEYED,
     tags: [

@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import semver from "semver";
 import { describe, expect, it } from "vitest";
+import { loadKeys } from "../../lib/service/keys.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const UNIT = readFileSync(join(ROOT, "deploy", "wayfarer.service"), "utf8");
@@ -152,6 +153,18 @@ describe("deploy/Dockerfile", () => {
           .map((m) => `${file}: ${m[1]}`);
       });
     expect(outside, "imports in lib/ of files the image does not copy").toEqual([]);
+  });
+
+  it("shows a run command whose WAYFARER_API_KEYS the service takes", async () => {
+    const given = /-e (WAYFARER_API_KEYS=(?:\$\([^)]*\)|\S)+)/.exec(DOCKERFILE)?.[1];
+    expect(given).toBeDefined();
+    // As a shell expands it, then as the service reads it at start.
+    const expanded = spawnSync("bash", ["-c", `echo ${given}`], { encoding: "utf8" }).stdout.trim();
+    const value = expanded.slice("WAYFARER_API_KEYS=".length);
+    expect(value).toMatch(/^myproject:[0-9a-f]{48}$/);
+    const said: string[] = [];
+    const ring = await loadKeys(value, tmpdir(), (line) => said.push(line));
+    expect(ring.projectOf(value.split(":")[1])).toBe("myproject");
   });
 
   it("starts from a Node line the floor admits", () => {

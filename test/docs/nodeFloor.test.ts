@@ -78,8 +78,9 @@ describe("the Node.js floor", () => {
       const text = readFileSync(join(ROOT, file), "utf8");
       if (text.includes(STATED)) stating.push(file);
       // "Node.js 20.11 or later", "Node 22.x or newer": a version floor said another way.
+      // "Node 20 or later", "Node.js 22+": the same with no minor version.
       for (const m of text.matchAll(
-        /Node(?:\.js)? v?\d+\.(?:\d+|x)\+?(?: or (?:later|newer)| or \d+\.\d+\+)?/g,
+        /Node(?:\.js)? v?\d+(?:\.(?:\d+|x)\+?(?: or (?:later|newer)| or \d+\.\d+\+)?|\+(?![\d.])| or (?:later|newer|above))/g,
       )) {
         if (!text.slice(m.index).startsWith(STATED)) other.push(`${file}: ${m[0]}`);
       }
@@ -91,6 +92,7 @@ describe("the Node.js floor", () => {
         "docs/guide/getting-started.md",
         "docs/guide/clients.md",
         "docs/guide/job.md",
+        "docs/guide/mcp.md",
       ]),
     );
   });

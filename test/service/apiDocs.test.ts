@@ -6,6 +6,7 @@
  * the schemas the document was generated from; and /docs, in a real Chromium, loads under its
  * CSP, lists every operation, and sends a call with a pasted key (and model key) that works.
  */
+import { readFileSync } from "node:fs";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -46,6 +47,13 @@ async function fetchDocument(): Promise<Doc> {
 }
 
 describe("the OpenAPI document", () => {
+  it("says the service's own version (package.json's)", async () => {
+    const document = await service.call("GET", "/v1/openapi.json", { key: null });
+    const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
+    expect(document.body.info.version).toBe(version);
+    expect(document.body.openapi).toBe("3.1.0");
+  });
+
   it("is public, and valid by a real OpenAPI 3.1 validator, examples included", async () => {
     const doc = await fetchDocument();
     expect(doc.openapi).toBe("3.1.0");

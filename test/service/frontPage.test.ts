@@ -33,6 +33,14 @@ describe("the front page", () => {
       expect(answer.text).not.toContain(KEYS.alpha);
       // A key makes no difference.
       expect((await service.call("GET", "/")).text).toBe(answer.text);
+      // What it says needs no key needs none; what it says needs one does.
+      expect(answer.text).toContain(
+        "this page, the OpenAPI document, the API reference and the health routes need none",
+      );
+      for (const path of ["/v1/openapi.json", "/docs", "/healthz", "/readyz"]) {
+        expect((await service.call("GET", path, { key: null })).status, path).toBe(200);
+      }
+      expect((await service.call("GET", `/v1/sessions/${id}`, { key: null })).status).toBe(401);
     } finally {
       await service.call("POST", `/v1/sessions/${id}/end`);
     }

@@ -63,3 +63,21 @@ describe("refusals of the service's egress rule", () => {
     });
   });
 });
+
+describe("the service's own refusals", () => {
+  it("an unknown session: 404 with code SESSION_NOT_FOUND, on every operation and on the platform routes", async () => {
+    for (const [method, path, body] of [
+      ["POST", "/v1/sessions/no-such-session/act", { input: "click" }],
+      ["POST", "/v1/sessions/no-such-session/end", {}],
+      ["GET", "/v1/sessions/no-such-session/replay", undefined],
+      ["GET", "/v1/sessions/no-such-session", undefined],
+    ] as const) {
+      const answer = await service.call(method, path, { body });
+      expect(answer.status, `${method} ${path}`).toBe(404);
+      expect(answer.body.error, `${method} ${path}`).toMatchObject({
+        name: "SessionNotFound",
+        code: "SESSION_NOT_FOUND",
+      });
+    }
+  });
+});

@@ -3,21 +3,10 @@
  * as a small page, or as JSON for a caller whose `Accept` prefers it. Public: it holds nothing
  * of any project (no key, no session).
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { FastifyPluginAsync } from "fastify";
-import { z } from "zod";
 import type { FrontPage } from "../answerSchemas.js";
 import { publicBase } from "../links.js";
-
-const PACKAGE = z
-  .object({ version: z.string().min(1) })
-  .parse(
-    JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "..", "package.json"), "utf8")),
-  );
-
-/** The service's version, as its package.json says. */
-export const SERVICE_VERSION = PACKAGE.version;
+import { SERVICE_VERSION } from "../version.js";
 
 /** The page runs no script and loads nothing: its one style sheet is inline. */
 const PAGE_HEADERS = {
@@ -75,7 +64,7 @@ li { margin: .4rem 0; } code { background: #eef1f4; padding: 0 .25rem; border-ra
 <li>Live dashboards: a session's is the <code>sessionUrl</code> that <code>POST /v1/sessions/start</code> answers; a project's ${link(front.dashboard, "live sessions")} open with a link its key holder mints (<code>POST /v1/dashboard/link</code>)</li>
 <li>The guide: <code>${escapeHtml(front.guide)}</code> in Wayfarer's repository</li>
 </ul>
-<p>Every <code>/v1</code> route needs a project's key in <code>x-wf-api-key</code>; the model provider's key travels in <code>x-model-api-key</code>.</p>
+<p>The session routes (<code>/v1/sessions/…</code>) need a project's key in <code>x-wf-api-key</code>, and the model provider's key travels in <code>x-model-api-key</code>; this page, the OpenAPI document, the API reference and the health routes need none.</p>
 </body>
 </html>
 `;
