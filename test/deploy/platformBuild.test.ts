@@ -8,11 +8,12 @@
  * so the test holds for a fork's job too.
  */
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyOfCheckout } from "../support/checkoutCopy.js";
 import { anyJobModel } from "../support/llm/anyJobModel.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { type StaticServer, startStaticServer } from "../support/staticServer.js";
@@ -38,26 +39,10 @@ async function cli(): Promise<string> {
   return VERCEL;
 }
 
-/**
- * What a clone of this checkout would hold (tracked files and new ones git does not ignore, as
- * they are now), with this checkout's node_modules as an install would make them (hard links).
- */
-async function copyOfCheckout(): Promise<string> {
-  const copy = join(tempFolder("wayfarer-platform-build-"), "repo");
-  const { stdout } = await run("git", ["ls-files", "-z", "-co", "--exclude-standard"], {
-    cwd: ROOT,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  for (const file of stdout.split("\0").filter(Boolean)) {
-    if (!existsSync(join(ROOT, file))) continue; // deleted, not yet committed
-    mkdirSync(dirname(join(copy, file)), { recursive: true });
-    cpSync(join(ROOT, file), join(copy, file));
-  }
-  // Hard links where the file system allows, a copy where it does not.
-  await run("cp", ["-al", join(ROOT, "node_modules"), join(copy, "node_modules")]).catch(() =>
-    run("cp", ["-a", join(ROOT, "node_modules"), join(copy, "node_modules")]),
-  );
-  // Local project settings: what `vercel pull` writes for a project with no framework preset.
+/** A clean copy of the checkout, with local project settings as `vercel pull` writes them. */
+async function projectCopy(): Promise<string> {
+  const copy = await copyOfCheckout(join(tempFolder("wayfarer-platform-build-"), "repo"));
+  // A project with no framework preset, as the platform's dashboard makes one for this repository.
   mkdirSync(join(copy, ".vercel"));
   writeFileSync(
     join(copy, ".vercel", "project.json"),
@@ -132,7 +117,7 @@ async function invoke(method: string, authorization = "-", body?: string): Promi
 
 beforeAll(async () => {
   [site, model] = await Promise.all([startStaticServer(), serveModelKit(anyJobModel())]);
-  fn = await platformBuild(await copyOfCheckout());
+  fn = await platformBuild(await projectCopy());
 }, 420_000);
 afterAll(async () => {
   await Promise.all([site?.close(), model?.close()]);

@@ -27,9 +27,7 @@ const found = existsSync(RECORDINGS)
   : [];
 
 describe("the job's recordings", () => {
-  it.skipIf(found.length > 0)("none yet: npm start -- --record makes one", () => {
-    expect(found).toEqual([]);
-  });
+  if (found.length === 0) it.skip("no recording yet: npm start -- --record makes one", () => {});
 
   for (const name of found) {
     const folder = join(RECORDINGS, name);

@@ -1,0 +1,31 @@
+/**
+ * A clean copy of this checkout, as a fork's clone would hold it: the files git tracks and the new
+ * ones it does not ignore, as they are now (uncommitted edits included), with this checkout's
+ * node_modules as an install would make them (hard links where the file system allows, a copy
+ * where it does not). For tests that run the platform's build or a fork's commands on a copy.
+ */
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, "..", "..");
+
+/** Copies the checkout into `folder` (made, or empty); answers `folder`. */
+export async function copyOfCheckout(folder: string): Promise<string> {
+  const { stdout } = await run("git", ["ls-files", "-z", "-co", "--exclude-standard"], {
+    cwd: ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  for (const file of stdout.split("\0").filter(Boolean)) {
+    if (!existsSync(join(ROOT, file))) continue; // deleted, not yet committed
+    mkdirSync(dirname(join(folder, file)), { recursive: true });
+    cpSync(join(ROOT, file), join(folder, file));
+  }
+  const modules = join(ROOT, "node_modules");
+  await run("cp", ["-al", modules, join(folder, "node_modules")]).catch(() =>
+    run("cp", ["-a", modules, join(folder, "node_modules")]),
+  );
+  return folder;
+}
