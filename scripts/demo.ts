@@ -22,6 +22,7 @@ import { serviceConfig } from "../lib/service/config.js";
 import { loadKeys } from "../lib/service/keys.js";
 import { buildService } from "../lib/service/server.js";
 import { shopModel } from "../test/support/llm/shopModel.js";
+import { progress } from "./jobCli.js";
 
 const PAGE = `<!doctype html><html><head><title>Demo tea shop</title></head><body>
 <h1>Demo tea shop</h1>
@@ -56,7 +57,7 @@ async function main(): Promise<void> {
       },
       {},
     );
-    const result = await runJob(job, { onStep: (step) => console.log(`… ${step}`) });
+    const result = await runJob(job, { onStep: progress });
     console.log(
       JSON.stringify({ ok: true, data: result.data, timings: result.timings, demo: true }),
     );

@@ -23,3 +23,8 @@ export async function baseJob(module: string | undefined): Promise<Partial<JobDe
   if (!loaded.job) throw new Error(`${module} exports no job: export const job = { url, ... }`);
   return loaded.job;
 }
+
+/** A progress line per step: `… act: add black tea to the cart`. */
+export function progress(step: string, about?: string): void {
+  console.log(`… ${step}${about ? `: ${about}` : ""}`);
+}

@@ -27,7 +27,7 @@ import { RECORDING_FILE } from "../lib/job/recording/format.js";
 import { replayJob } from "../lib/job/recording/replayJob.js";
 import { runJob } from "../lib/job/runJob.js";
 import { servePage } from "../test/support/pageServer.js";
-import { baseJob, DEFAULT_RECORDING, printPrompt } from "./jobCli.js";
+import { baseJob, DEFAULT_RECORDING, printPrompt, progress } from "./jobCli.js";
 
 /** What would send the run elsewhere than this machine's page and model. */
 const ELSEWHERE = ["WAYFARER_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"];
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   });
   for (const name of ELSEWHERE) delete process.env[name];
   const watch = {
-    onStep: (step: string) => console.log(`… ${step}`),
+    onStep: progress,
     onFailure: (last: { step?: string }) => (failedStep = last.step),
     onModelCall: values.prompts ? printPrompt : undefined,
   };

@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { failureMessage } from "../lib/job/failureMessage.js";
 import { recordJob } from "../lib/job/recording/recordJob.js";
 import { runJob } from "../lib/job/runJob.js";
-import { baseJob, DEFAULT_RECORDING, printPrompt } from "./jobCli.js";
+import { baseJob, DEFAULT_RECORDING, printPrompt, progress } from "./jobCli.js";
 import { configuredJob } from "./needsModelKey.js";
 
 /** The step a failed run was in, for its message. */
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const definition = configuredJob(await baseJob(values.job));
   if (!definition) return;
   const options = {
-    onStep: (step: string) => console.log(`… ${step}`),
+    onStep: progress,
     onFailure: (last: { step?: string }) => (failedStep = last.step),
     onModelCall: values.prompts ? printPrompt : undefined,
   };

@@ -45,8 +45,8 @@ export interface JobOptions {
   tap?: JobTap;
   /** Told each act, observe and extract model call as it is sent (`--prompts` prints them). */
   onModelCall?: (call: TappedCall) => void;
-  /** Told as each step starts: a progress line. */
-  onStep?: (step: string) => void;
+  /** Told as each step starts, with what it is about (the URL, the instruction): a progress line. */
+  onStep?: (step: string, about?: string) => void;
   /**
    * Told, before the browser closes, the step a failed run was in, where its page was and what
    * it showed.
@@ -132,9 +132,9 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
   let expired = false;
   let step: string | undefined;
   const started = Date.now();
-  const timed = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+  const timed = async <T>(name: string, work: () => Promise<T>, about?: string): Promise<T> => {
     step = name;
-    options.onStep?.(name);
+    options.onStep?.(name, about);
     const t0 = Date.now();
     try {
       return await work();
@@ -160,16 +160,22 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
         await client.context.guardNavigations(options.allow);
         await options.tap?.opened?.(client.context);
         deadline.step("goto");
-        await timed("goto", async () => {
-          if (landing.unresolved && !options.tap?.offline) throw unresolvedPage(job.url);
-          await page.goto(job.url, { waitUntil: "load", timeout: left() });
-          // Data a page fetches once loaded is part of what the job reads.
-          await quietNetwork(page, LOADED_QUIET_MS, Math.min(LOADED_WAIT_MS, left()));
-        });
+        await timed(
+          "goto",
+          async () => {
+            if (landing.unresolved && !options.tap?.offline) throw unresolvedPage(job.url);
+            await page.goto(job.url, { waitUntil: "load", timeout: left() });
+            // Data a page fetches once loaded is part of what the job reads.
+            await quietNetwork(page, LOADED_QUIET_MS, Math.min(LOADED_WAIT_MS, left()));
+          },
+          job.url,
+        );
         if (job.act) {
           deadline.step("act");
-          const result = await timed("act", () =>
-            client.act(job.act!, { variables: job.variables, timeout: left() }),
+          const result = await timed(
+            "act",
+            () => client.act(job.act!, { variables: job.variables, timeout: left() }),
+            job.act,
           );
           if (!result.success) throw new ServiceError(`act did not succeed: ${result.message}`);
           await checkTokens();
@@ -177,13 +183,17 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
         let data = "";
         if (job.extract) {
           deadline.step("extract");
-          data = await timed("extract", async () => {
-            if (job.schema) {
-              const value = await client.extract(job.extract!, job.schema, { timeout: left() });
-              return JSON.stringify(value);
-            }
-            return (await client.extract(job.extract!, { timeout: left() })).extraction;
-          });
+          data = await timed(
+            "extract",
+            async () => {
+              if (job.schema) {
+                const value = await client.extract(job.extract!, job.schema, { timeout: left() });
+                return JSON.stringify(value);
+              }
+              return (await client.extract(job.extract!, { timeout: left() })).extraction;
+            },
+            job.extract,
+          );
           await checkTokens();
         }
         url = page.url();

@@ -21,6 +21,9 @@ describe("the demo", () => {
       );
       const answer = JSON.parse(stdout.trim().split("\n").at(-1)!);
       expect(answer).toMatchObject({ ok: true, data: "Cart: black tea", demo: true });
+      // Each step says what it does.
+      expect(stdout).toContain("… act: add black tea to the cart");
+      expect(stdout).toContain("… extract: what is in the cart");
       if (args.length) expect(stdout).toContain("the browser is a session of the service");
     });
   }

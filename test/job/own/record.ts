@@ -42,7 +42,7 @@ provider.listen({ onUnhandledRequest: "bypass" });
 try {
   const { recording } = await recordJob(definition, {
     folder: join(import.meta.dirname, "..", "..", "..", "recordings", "job"),
-    onStep: (step) => console.log(`… ${step}`),
+    onStep: (step, about) => console.log(`… ${step}${about ? `: ${about}` : ""}`),
     standIn: async (context) => {
       await replayTraffic(context, [page("page.html"), page("item.html")]);
     },
