@@ -8,13 +8,14 @@
  */
 import { connect } from "node:net";
 import { chromium } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { CLUSTER_KEYS, type Cluster, sessionAt, startCluster, v1 } from "../support/cluster.js";
 import { restoreEnvAfterwards } from "../support/env.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { freePort } from "../support/ports.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { describeNeeding } from "../support/systemPackages.js";
 import { v3ClientRun } from "../support/v3Client.js";
 import { within } from "../support/waiting.js";
 
@@ -66,7 +67,7 @@ async function endAll(ids: string[]): Promise<void> {
   for (const id of ids) await v1(A, "POST", `/sessions/${id}/end`);
 }
 
-describe("shared mode: three instances and Redis", () => {
+describeNeeding("redis-server")("shared mode: three instances and Redis", () => {
   it("a session started on one instance is used through the other two: act, extract, SSE, CDP, dashboard, replay, end", async () => {
     const started = await v1(A, "POST", "/sessions/start", { modelName: "openai/gpt-4.1-mini" });
     expect(started.body).toMatchObject({ success: true });

@@ -9,13 +9,14 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { HttpResponse, http } from "msw";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { CLUSTER_KEYS, type Cluster, sessionAt, startCluster, v1 } from "../support/cluster.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { freePort } from "../support/ports.js";
 import { commandLineIfLive, liveDescendants, stillLive } from "../support/processes.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { describeNeeding } from "../support/systemPackages.js";
 import { gate, within } from "../support/waiting.js";
 
 const pages = useStaticServer();
@@ -51,7 +52,7 @@ function browsersOf(pid: number): { pids: number[]; folders: string[] } {
   return { pids, folders: [...new Set(folders)] };
 }
 
-describe("shared mode when things break", () => {
+describeNeeding("redis-server")("shared mode when things break", () => {
   it("an owner killed outright mid-run: 410 from the others (at once, and after its entry expires), its browsers gone, the survivor serving on", async () => {
     const [A, B] = cluster.instances as [
       (typeof cluster.instances)[0],

@@ -4,12 +4,13 @@
  * a request relayed to a session's owner is counted once across the cluster (by the owner, in
  * full; by the relaying instance only as forwarded), and its request id travels with it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Cluster, startCluster, v1 } from "../support/cluster.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { guideMetricNames, type Scrape, scrape } from "../support/prometheus.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { describeNeeding } from "../support/systemPackages.js";
 
 const TOKEN = "cluster-metrics-token-0123456789";
 const pages = useStaticServer();
@@ -55,7 +56,7 @@ const cluster4 = (live: number) => (s: Scrape) =>
   s.value("wayfarer_cluster_sessions_room") === 4 - live &&
   s.value("wayfarer_cluster_sessions_live") === live;
 
-describe("shared mode: /metrics on two instances", () => {
+describeNeeding("redis-server")("shared mode: /metrics on two instances", () => {
   it("the cluster's gauges follow the heartbeats, and a relayed request counts once, by its owner", async () => {
     // Both see the other, with the whole cluster's room.
     const idle = await until(A, cluster4(0));

@@ -6,13 +6,14 @@
  */
 import { http } from "msw";
 import { chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { CLUSTER_KEYS, type Cluster, startCluster, v1 } from "../support/cluster.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { type NginxServer, startNginx } from "../support/nginxServer.js";
 import { freePort } from "../support/ports.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { describeNeeding } from "../support/systemPackages.js";
 import { gate, within } from "../support/waiting.js";
 
 const pages = useStaticServer();
@@ -39,7 +40,7 @@ afterAll(async () => {
   await kit?.close();
 }, 60_000);
 
-describe("deploy/nginx.conf in front of two instances", () => {
+describeNeeding("redis-server", "nginx")("deploy/nginx.conf in front of two instances", () => {
   it("passes an SSE answer on frame by frame", async () => {
     const started = await v1(nginx.url, "POST", "/sessions/start", {
       modelName: "openai/gpt-4.1-mini",

@@ -5,12 +5,13 @@
  * counting within its TTL); a project's model tokens on the operator's key are one count too;
  * a cap read from the environment refuses with 400.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { CLUSTER_KEYS, type Cluster, startCluster, v1 } from "../support/cluster.js";
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { OPENAI_USAGE } from "../support/llm/openai.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { describeNeeding } from "../support/systemPackages.js";
 
 const OPERATOR_KEY = "sk-operator-cluster-quota-0123456789";
 const CALLER_KEY = "sk-caller-cluster-quota-0123456789";
@@ -65,7 +66,7 @@ async function started(base: string, key = CLUSTER_KEYS.alpha, modelKey = ""): P
 const end = (id: string, key = CLUSTER_KEYS.alpha) =>
   v1(A, "POST", `/sessions/${id}/end`, undefined, { "x-wf-api-key": key });
 
-describe("shared mode: the operator's limits across instances", () => {
+describeNeeding("redis-server")("shared mode: the operator's limits across instances", () => {
   it("a project's sessions are one count across instances: 429 naming WAYFARER_PROJECT_MAX_SESSIONS on either; another project still starts; ending one frees a slot", async () => {
     const alpha: string[] = [];
     const gamma: string[] = [];

@@ -5,11 +5,12 @@
  * miss and is removed, and the running total matches what is kept.
  */
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import { CacheSeal } from "../../lib/service/cacheSeal.js";
 import { connectRedis } from "../../lib/service/shared/redis.js";
 import { RedisCacheStore } from "../../lib/service/shared/redisCache.js";
 import { type RedisServer, startRedis } from "../support/redisServer.js";
+import { describeNeeding } from "../support/systemPackages.js";
 
 const LIMITS = { maxEntryBytes: 4_096, maxBytes: 1_000_000, maxAgeMs: 7 * 86_400_000 };
 const KEY = `extract-${"a".repeat(64)}`;
@@ -51,7 +52,7 @@ async function kept(): Promise<{ members: string[]; total: number }> {
   return { members, total };
 }
 
-describe("the server cache in Redis", () => {
+describeNeeding("redis-server")("the server cache in Redis", () => {
   it("seals entries with one secret made once: an entry put through one instance is read through another", async () => {
     const a = await store();
     const b = await store();

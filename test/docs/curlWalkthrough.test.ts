@@ -12,8 +12,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { freePort } from "../support/ports.js";
+import { describeNeeding } from "../support/systemPackages.js";
 import { within } from "../support/waiting.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -87,7 +88,7 @@ function cleanEnv(): Record<string, string> {
   return env;
 }
 
-describe("the service guide's curl walk-through", () => {
+describeNeeding("curl", "jq")("the service guide's curl walk-through", () => {
   it("runs as written: start → navigate → observe → act → extract (also streamed) → end", async () => {
     const [kitBlock, startBlock, walkBlock, ...rest] = shellBlocks(GUIDE, "Try it with curl");
     expect(kitBlock).toContain("npm run model-kit");

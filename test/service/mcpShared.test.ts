@@ -6,10 +6,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { CLUSTER_KEYS, type Cluster, startCluster } from "../support/cluster.js";
 import { idOfLine } from "../support/llm/modelServer.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { describeNeeding } from "../support/systemPackages.js";
 
 const pages = useStaticServer();
 let cluster: Cluster;
@@ -53,7 +54,7 @@ const textOf = (result: CallToolResult) =>
     .map((c) => c.text)
     .join("\n");
 
-describe("/mcp in shared mode", () => {
+describeNeeding("redis-server")("/mcp in shared mode", () => {
   it("a session initialized on one instance is used through the other, and ended through it", async () => {
     const onA = await connect(A);
     // Its id names its owner.

@@ -4,11 +4,12 @@
  * serves it; a session is reached through either instance, and ending it lets its owner's pool
  * fill again.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Cluster, type Instance, startCluster, v1 } from "../support/cluster.js";
 import { commandLineIfLive, liveDescendants } from "../support/processes.js";
 import { scrape } from "../support/prometheus.js";
 import { useStaticServer } from "../support/staticServer.js";
+import { describeNeeding } from "../support/systemPackages.js";
 
 const pages = useStaticServer();
 let cluster: Cluster;
@@ -50,7 +51,7 @@ async function warmOn(instance: Instance): Promise<void> {
   expect((await metricsOf(instance)).warm).toBe(1);
 }
 
-describe("warm browsers in shared mode", () => {
+describeNeeding("redis-server")("warm browsers in shared mode", () => {
   it("each instance serves from its own pool, a full one places the start on another's", async () => {
     const [A, B] = cluster.instances as [Instance, Instance];
     await warmOn(A);

@@ -2,7 +2,7 @@
  * A recording's folder, written whole or not at all (built beside it, then renamed into place)
  * and read back with every file it names checked to lie inside it.
  */
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { CapturedResponse } from "../../browser/trafficRecorder.js";
 import { ServiceValidationError } from "../../errors.js";
@@ -56,15 +56,30 @@ export async function readRecording(folder: string): Promise<LoadedRecording> {
   }
   const recording = parseInput(RecordingSchema, json, where);
   const prompts = await Promise.all(
-    recording.modelCalls.map((c) => readFile(inside(root, c.prompt), "utf8")),
+    recording.modelCalls.map(async (c) => (await readInside(root, c.prompt)).toString("utf8")),
   );
   const responses = await Promise.all(
     recording.responses.map(async ({ body, ...response }) => ({
       response,
-      body: body === undefined ? undefined : await readFile(inside(root, body)),
+      body: body === undefined ? undefined : await readInside(root, body),
     })),
   );
   return { folder: root, recording, prompts, responses };
+}
+
+/** A plain file of the recording: a name leading out of it, or a link, is refused. */
+async function readInside(root: string, path: string): Promise<Buffer> {
+  const file = inside(root, path);
+  const stat = await lstat(file).catch(() => undefined);
+  if (!stat?.isFile()) {
+    throw new ServiceValidationError(RECORDING_FILE, [
+      {
+        path: [],
+        message: `names ${JSON.stringify(path)}, which is ${stat ? "not a plain file (a link, a folder)" : "missing"}`,
+      },
+    ]);
+  }
+  return readFile(file);
 }
 
 /** `path` under `root`; a name that leads out of it (an edited recording.json) is refused. */
