@@ -120,12 +120,20 @@ describe("a fork makes the job its own", () => {
     expect(recorded.out).toContain('{"ok":true,"data":"{\\"price\\":4.5}"');
     expect(kit.requests()).toHaveLength(1);
 
-    const tested = await forkTests("test/job/recordings.test.ts", "test/job/handler.test.ts");
+    // The guide's step 5, as typed: the recording, the handler and the platform's build.
+    const tested = await inFork(["npm", "run", "test:job", "--", "--reporter", "verbose"]);
     expect(tested.code, tested.out).toBe(0);
     expect(tested.out).toMatch(/✓ .*recordings\/job replays to its recorded answer/);
     expect(tested.out).toMatch(/✓ .*answers the cron's GET with the recorded answer/);
+    expect(tested.out).toMatch(/✓ .*answers the cron's GET with the secret: 200/);
     expect(tested.out).not.toContain("a recording of another job");
-    expect(tested.out).toMatch(/Tests +4 passed \(4\)/);
+    expect(tested.out).not.toMatch(/skipped/);
+
+    // And by hand: the replay's progress lines and the recorded answer.
+    const offline = await inFork(["npm", "run", "offline"]);
+    expect(offline.code, offline.out).toBe(0);
+    expect(offline.out).toContain("… extract: the price of green tea");
+    expect(offline.out).toContain('{"ok":true,"data":"{\\"price\\":4.5}"');
 
     // The saved page, as the fork's owner would find and edit it.
     const saved = join(

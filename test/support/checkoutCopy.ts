@@ -2,7 +2,8 @@
  * A clean copy of this checkout, as a fork's clone would hold it: the files git tracks and the new
  * ones it does not ignore, as they are now (uncommitted edits included), with this checkout's
  * node_modules as an install would make them (hard links where the file system allows, a copy
- * where it does not). For tests that run the platform's build or a fork's commands on a copy.
+ * where it does not), the pinned platform CLI's too. For tests that run the platform's build or
+ * a fork's commands on a copy.
  */
 import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdirSync } from "node:fs";
@@ -23,9 +24,12 @@ export async function copyOfCheckout(folder: string): Promise<string> {
     mkdirSync(dirname(join(folder, file)), { recursive: true });
     cpSync(join(ROOT, file), join(folder, file));
   }
-  const modules = join(ROOT, "node_modules");
-  await run("cp", ["-al", modules, join(folder, "node_modules")]).catch(() =>
-    run("cp", ["-a", modules, join(folder, "node_modules")]),
-  );
+  // The project's packages, and the pinned platform CLI's when it is installed.
+  for (const modules of ["node_modules", "test/deploy/vercel/node_modules"]) {
+    if (!existsSync(join(ROOT, modules))) continue;
+    await run("cp", ["-al", join(ROOT, modules), join(folder, modules)]).catch(() =>
+      run("cp", ["-a", join(ROOT, modules), join(folder, modules)]),
+    );
+  }
   return folder;
 }
