@@ -20,7 +20,6 @@ import { type StaticServer, startStaticServer } from "../support/staticServer.js
 import { useTempFolders } from "../support/tempFolders.js";
 
 const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(import.meta.dirname, "vercel");
 const VERCEL = join(CLI, "node_modules", ".bin", "vercel");
 const SECRET = "cron-secret-for-the-platform-build-0123";

@@ -26,7 +26,7 @@ const RUN_BY: Record<string, { test: string; holds: string }> = {
   "npm run dev": { test: "test/job/commands.test.ts", holds: '["run", "dev"]' },
   "curl http://127.0.0.1:3000/api/run": {
     test: "test/job/commands.test.ts",
-    holds: '"curl", ["-sS", `http://127.0.0.1:${port}/api/run`]',
+    holds: '"curl", ["-sS", `http://127.0.0.1:$' + "{port}/api/run`]",
   },
   "npm run offline -- --page test/job/own/page.html --model test/job/own/model.ts --prompts": {
     test: "test/job/offline.test.ts",
