@@ -1,6 +1,6 @@
 /**
  * The platform's own build, as a deployment runs it: the pinned Vercel CLI (test/deploy/vercel/,
- * installed on first use from npm) runs `vercel build` on a clean copy of this checkout with local
+ * 59.25.4, installed on first use from npm) runs `vercel build` on a clean copy of this checkout with local
  * project settings (no account, nothing sent anywhere), and the function it built is called as
  * the platform's Node launcher calls it, in a process of its own: its handler from its task
  * folder, the bundled Chromium and vercel.json's includeFiles in place, a scripted model on
@@ -30,10 +30,16 @@ let fn: string;
 let site: StaticServer;
 let model: ModelKitServer;
 
-/** The pinned CLI, installed from its lockfile the first time (about 25 s, 358 MB). */
+/**
+ * The pinned CLI, installed the first time (about 20 s, 358 MB). Without a lockfile: the CLI
+ * lists a native package per platform as optional, and npm writes a lockfile that `npm ci`
+ * then refuses wherever the registry lacks another platform's (as this project's mirror does).
+ */
 async function cli(): Promise<string> {
   if (!existsSync(VERCEL)) {
-    await run("npm", ["ci", "--no-audit", "--no-fund", "--prefix", CLI], { timeout: 240_000 });
+    await run("npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", "--prefix", CLI], {
+      timeout: 240_000,
+    });
   }
   return VERCEL;
 }
