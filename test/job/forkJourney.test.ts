@@ -149,5 +149,5 @@ describe("a fork makes the job its own", () => {
     expect(changed.code).toBe(1);
     expect(changed.out).toContain("cannot answer model call 1 (extract): the page outline changed");
     expect(changed.out).toMatch(/was "[^"]*4\.50[^"]*", is now "[^"]*5\.25/);
-  });
+  }, 240_000);
 });
