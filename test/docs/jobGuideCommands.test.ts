@@ -21,7 +21,12 @@ const RUN_BY: Record<string, { test: string; holds: string }> = {
     test: "test/job/forkJourney.test.ts",
     holds: '["npm", "start", "--", "--record"]',
   },
-  "npm run test:job": { test: "test/job/forkJourney.test.ts", holds: '["npm", "run", "test:job"' },
+  // The three files it runs, each run by npm test (the fork's own job in the first two).
+  "npm run test:job": {
+    test: "package.json",
+    holds:
+      '"test:job": "vitest run --project local test/job/recordings.test.ts test/job/handler.test.ts test/deploy/platformBuild.test.ts"',
+  },
   "npm run offline": { test: "test/job/forkJourney.test.ts", holds: '["npm", "run", "offline"]' },
   "npm run dev": { test: "test/job/commands.test.ts", holds: '["run", "dev"]' },
   "curl http://127.0.0.1:3000/api/run": {
