@@ -142,6 +142,9 @@ export class ServiceMetrics {
     /** Shared mode (REDIS_URL): the cluster's gauges too. */
     shared: boolean;
   }) {
+    // Made now, not at the first scrape: the process's CPU counters count from their making, and
+    // made by the first scrape they read what that scrape cost, which can be 0.
+    processMetrics();
     const gauge = (name: string, help: string, read: (o: Observed) => number) => {
       const g: Gauge = new Gauge({
         name,
