@@ -5,7 +5,7 @@
  * on 127.0.0.1, which lets only 127.0.0.1 through.
  */
 import { describe, expect, it } from "vitest";
-import { useService } from "../support/service.js";
+import { KEYS, useService } from "../support/service.js";
 
 const service = useService();
 
@@ -79,5 +79,28 @@ describe("the service's own refusals", () => {
         code: "SESSION_NOT_FOUND",
       });
     }
+  });
+});
+
+describe("another project's session", () => {
+  it("is answered as an unknown one: the same 404 and code, whatever the spelling of its id", async () => {
+    await inSession(async (id) => {
+      const unknown = await service.call("POST", "/v1/sessions/no-such-session/act", {
+        body: { input: "click" },
+        key: KEYS.beta,
+      });
+      for (const spelt of [id, id.toUpperCase(), encodeURIComponent(id)]) {
+        const theirs = await service.call("POST", `/v1/sessions/${spelt}/act`, {
+          body: { input: "click" },
+          key: KEYS.beta,
+        });
+        expect(theirs.status, spelt).toBe(404);
+        expect(theirs.body.error, spelt).toEqual({
+          ...unknown.body.error,
+          message: expect.any(String),
+        });
+        expect(theirs.body.error.code).toBe("SESSION_NOT_FOUND");
+      }
+    });
   });
 });
