@@ -38,25 +38,35 @@ export function packAvailable(): boolean {
   return process.platform === "linux" && process.arch === "x64" && packageDir() !== undefined;
 }
 
-let unpacking: Promise<ChromiumPack> | undefined;
+let unpacked: { tmp: string; pack: Promise<ChromiumPack> } | undefined;
 
-/** Unpacks (first call) or finds (later calls) the pack's Chromium. Safe across processes. */
-export function chromiumPack(): Promise<ChromiumPack> {
-  unpacking ??= unpack().catch((error: unknown) => {
-    unpacking = undefined;
-    throw error;
-  });
-  return unpacking;
+/**
+ * Unpacks (first call) or finds (later calls) the pack's Chromium. Safe across processes. A
+ * long-running process unpacks again when its temp dir changed or its unpack is gone (a temp
+ * cleaner, a reboot's tmpfs): a service would otherwise fail every launch until restarted.
+ */
+export async function chromiumPack(): Promise<ChromiumPack> {
+  const tmp = tmpdir();
+  const known = unpacked;
+  if (known?.tmp === tmp) {
+    // A failed unpack is tried again; a finished one is used while its binary is there.
+    const pack = await known.pack.catch(() => undefined);
+    if (pack && existsSync(pack.executablePath)) return pack;
+  }
+  // Callers that found the same stale unpack share one new one.
+  const shared = unpacked !== known && unpacked ? unpacked : { tmp, pack: unpack(tmp) };
+  unpacked = shared;
+  return shared.pack;
 }
 
-async function unpack(): Promise<ChromiumPack> {
+async function unpack(tmp: string): Promise<ChromiumPack> {
   const pkg = packageDir();
   if (!pkg || !packAvailable())
     throw new Error("@sparticuz/chromium is not installed or not for this platform");
   const { version } = JSON.parse(await readFile(join(pkg, "package.json"), "utf8")) as {
     version: string;
   };
-  const target = join(tmpdir(), `wayfarer-chromium-${version}`);
+  const target = join(tmp, `wayfarer-chromium-${version}`);
   const serverless = onServerlessHost();
   if (!existsSync(join(target, "chromium"))) {
     const staging = `${target}.partial-${process.pid}-${Date.now()}`;

@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { packAvailable } from "../../lib/browser/chromiumPack.js";
 import { systemChromium } from "../../lib/browser/executable.js";
 import { launchFolderBase } from "../../lib/browser/launchFolder.js";
@@ -139,10 +139,8 @@ describe("a TMPDIR of 120 characters", () => {
   );
 
   it.skipIf(!packAvailable())("unpacks the npm-shipped Chromium there and starts it", async () => {
-    // A fresh module graph: this process already unpacked the pack under the usual temp dir.
-    vi.resetModules();
-    const fresh = await import("../../lib/index.js");
-    const client = new fresh.Client({ env: "LOCAL", disablePino: true, verbose: 0 });
+    // This process unpacked the pack under the usual temp dir already: a new TMPDIR is a new unpack.
+    const client = new Client({ env: "LOCAL", disablePino: true, verbose: 0 });
     try {
       await client.init();
       const pid = client.browserPid!;
@@ -162,6 +160,20 @@ describe("a TMPDIR of 120 characters", () => {
       await client.close({ force: true });
     }
   });
+
+  it.skipIf(!packAvailable())(
+    "unpacks it again when a temp cleaner removed it from under a running process",
+    async () => {
+      const unpacked = join(longTmp, "wayfarer-chromium-147.0.0");
+      const first = await clients.open();
+      expect(commandLine(first.browserPid!)[0]).toBe(join(unpacked, "chromium"));
+      await first.close();
+      rmSync(unpacked, { recursive: true, force: true });
+      const second = await clients.open();
+      expect(commandLine(second.browserPid!)[0]).toBe(join(unpacked, "chromium"));
+      await expectAPageWorks(second);
+    },
+  );
 
   it("leaves no launch folder when the browser exits before it is ready", async () => {
     // Records the TMPDIR it was given, then fails as a broken Chromium would.
