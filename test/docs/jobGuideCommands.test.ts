@@ -25,7 +25,7 @@ const RUN_BY: Record<string, { test: string; holds: string }> = {
   "npm run test:job": {
     test: "package.json",
     holds:
-      '"test:job": "vitest run --project local test/job/recordings.test.ts test/job/handler.test.ts test/deploy/platformBuild.test.ts"',
+      '"test:job": "vitest run test/job/recordings.test.ts test/job/handler.test.ts test/deploy/platformBuild.test.ts"',
   },
   "npm run offline": { test: "test/job/forkJourney.test.ts", holds: '["npm", "run", "offline"]' },
   "npm run dev": { test: "test/job/commands.test.ts", holds: '["run", "dev"]' },

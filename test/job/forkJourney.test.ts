@@ -71,7 +71,7 @@ async function inFork(command: string[], env: Record<string, string> = {}) {
 }
 
 const forkTests = (...files: string[]) =>
-  inFork(["npx", "vitest", "run", "--project", "local", "--reporter", "verbose", ...files]);
+  inFork(["npx", "vitest", "run", "--reporter", "verbose", ...files]);
 
 beforeAll(async () => {
   site = createServer((req, res) => {

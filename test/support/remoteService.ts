@@ -4,9 +4,10 @@
  * behaviour suite reaches as env "REMOTE" (clients.ts, by remoteAddress.ts). The service lets the whole loopback
  * range through, as a local browser reaches it.
  */
-import { beforeAll } from "vitest";
+import { beforeAll, expect } from "vitest";
 import { STRICT_RULE } from "../../lib/net/addressRule.js";
 import { serviceConfig } from "../../lib/service/config.js";
+import { ENGINE } from "./clients.js";
 import { setRemoteServiceUrl } from "./remoteAddress.js";
 import { useService } from "./service.js";
 
@@ -24,4 +25,8 @@ const service = useService({
   },
 });
 
-beforeAll(() => setRemoteServiceUrl(service.url));
+beforeAll(() => {
+  // Workers keep modules from file to file: one that ran a local file first must not be reused.
+  expect(ENGINE, "the engine clients.ts chose in this worker").toBe("remote");
+  setRemoteServiceUrl(service.url);
+});
