@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 /** The behaviour suite: what every engine must do alike. */
 const BEHAVIOUR = [
@@ -36,7 +36,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "local", include: ["test/**/*.test.ts"], exclude: MOCKING },
+        test: { name: "local", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...MOCKING] },
       },
       { extends: true, test: { name: "mocking", include: MOCKING, isolate: true } },
       // The behaviour suite again, every operation through the JSON loopback engine

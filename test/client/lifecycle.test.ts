@@ -1,7 +1,7 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chromiumPack } from "../../lib/browser/chromiumPack.js";
 import {
@@ -231,32 +231,32 @@ describe("lifecycle", () => {
   });
 
   it("leaves nothing in the temp dir after a close, and none after a forced close during init", async () => {
-    await inScratchTmp(async (scratch) => {
+    await inScratchTmp(async (left) => {
       const client = new Client({ env: "LOCAL", ...quiet });
       await client.init();
       await client.context.activePage()!.goto("data:text/html,<title>x</title>");
       await client.close();
-      expect(readdirSync(scratch)).toEqual([]);
+      expect(left()).toEqual([]);
 
       const interrupted = new Client({ env: "LOCAL", ...quiet });
       const init = interrupted.init();
-      await launchUnderWay(scratch);
+      await launchUnderWay(left);
       await interrupted.close({ force: true });
       // Nothing left the moment close() resolves: not the profile, not Chromium's temp files.
-      expect(readdirSync(scratch)).toEqual([]);
+      expect(left()).toEqual([]);
       expect(await failure(init)).toBeInstanceOf(ServiceInitError);
     });
   });
 
   it("with keepAlive, a forced close during init still ends the browser (it never became ready)", async () => {
-    await inScratchTmp(async (scratch) => {
+    await inScratchTmp(async (left) => {
       const client = new Client({ env: "LOCAL", ...quiet, keepAlive: true });
       const init = client.init();
-      await launchUnderWay(scratch);
+      await launchUnderWay(left);
       await client.close({ force: true });
       expect(await failure(init)).toBeInstanceOf(ServiceInitError);
       expect(client.connectURL).toBeUndefined();
-      expect(readdirSync(scratch)).toEqual([]);
+      expect(left()).toEqual([]);
       // The after-each check proves no process of this test is still running.
     });
   });
@@ -376,14 +376,19 @@ function catchSync(fn: () => unknown): Error {
   throw new Error("expected the call to throw, and it returned");
 }
 
-/** Runs `fn` with the system temp dir pointed at a fresh folder of its own. */
-async function inScratchTmp(fn: (scratch: string) => Promise<void>): Promise<void> {
-  await chromiumPack(); // unpacked where it always is, not in this test's temp dir
+/**
+ * Runs `fn` with the system temp dir pointed at a fresh folder of its own; `left()` lists what is
+ * in it. The pack is unpacked in the temp dir a process has: a link to where it is unpacked
+ * already stands in for it, so the launches here start at once and leave only that link.
+ */
+async function inScratchTmp(fn: (left: () => string[]) => Promise<void>): Promise<void> {
+  const unpacked = dirname((await chromiumPack()).executablePath);
   const scratch = mkdtempSync(join(tmpdir(), "wayfarer-test-tmp-"));
+  symlinkSync(unpacked, join(scratch, basename(unpacked)));
   const saved = process.env.TMPDIR;
   process.env.TMPDIR = scratch;
   try {
-    await fn(scratch);
+    await fn(() => readdirSync(scratch).filter((name) => name !== basename(unpacked)));
   } finally {
     if (saved === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = saved;
@@ -392,9 +397,9 @@ async function inScratchTmp(fn: (scratch: string) => Promise<void>): Promise<voi
 }
 
 /** Resolves once a launch has made its folder: the browser is starting, not ready yet. */
-async function launchUnderWay(scratch: string): Promise<void> {
+async function launchUnderWay(left: () => string[]): Promise<void> {
   const end = Date.now() + 10_000;
-  while (readdirSync(scratch).length === 0 && Date.now() < end) {
+  while (left().length === 0 && Date.now() < end) {
     await new Promise((r) => setTimeout(r, 1));
   }
 }
