@@ -36,7 +36,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "local", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...MOCKING] },
+        test: {
+          name: "local",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...MOCKING],
+        },
       },
       { extends: true, test: { name: "mocking", include: MOCKING, isolate: true } },
       // The behaviour suite again, every operation through the JSON loopback engine
