@@ -6,6 +6,10 @@
 import { afterAll, expect } from "vitest";
 import { restoreEnvAfterwards } from "./env.js";
 
+// Playwright takes its artifacts folder from the temp dir once, as it loads: loaded here, with
+// the process's own temp dir, before a file points TMPDIR at a folder it then removes.
+await import("playwright-core");
+
 const restoreEnv = restoreEnvAfterwards();
 const cwd = process.cwd();
 

@@ -3,10 +3,16 @@
  * except processes a file keeps for all its tests (servers started in beforeAll, listed with
  * keepAcrossTests (keptProcesses.ts) and stopped in afterAll). Browsers are our children and lead their own
  * process groups, so this sees their helpers too.
+ *
+ * Files share their worker (isolate: false): this runs again for each file, which starts with
+ * its own list of kept processes. What a test left behind is reported by that test and then
+ * killed, so it is not blamed on every test after it.
  */
 import { afterEach, expect } from "vitest";
 import { keptProcesses } from "./keptProcesses.js";
 import { liveDescendants } from "./processes.js";
+
+keptProcesses.clear();
 
 afterEach(async () => {
   const end = Date.now() + 5_000;
@@ -15,6 +21,13 @@ afterEach(async () => {
   while (left.length && Date.now() < end) {
     await new Promise((r) => setTimeout(r, 50));
     left = leftovers();
+  }
+  for (const pid of left) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // ended meanwhile
+    }
   }
   expect(left, "processes started by this test that are still running").toEqual([]);
 });
