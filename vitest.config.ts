@@ -10,6 +10,19 @@ const BEHAVIOUR = [
 ];
 
 /**
+ * The behaviour suite's files the remote project leaves out: how the agent plans its steps
+ * (by ids, by coordinates, a long sign-up) and replays its cache run in the service just as in
+ * the library, over the same agentExecute stream and page calls that agent.test.ts,
+ * agentConfig.test.ts, cua.test.ts and actCache.test.ts send through it; about 30 s of the run.
+ */
+const LOCAL_ONLY = [
+  "test/agent/byId.test.ts",
+  "test/agent/hybrid.test.ts",
+  "test/agent/workshop.test.ts",
+  "test/cache/agentCache.test.ts",
+];
+
+/**
  * Files that replace a module with vi.mock: each gets a module graph of its own, so its stand-in
  * never reaches another file and no other file's copy of the module hides it.
  */
@@ -66,6 +79,7 @@ export default defineConfig({
           name: "remote",
           // And the page API over the service's CDP proxy: frames, shadow roots, tabs, dialogs.
           include: [...BEHAVIOUR, "test/browser/deepLocator.test.ts", "test/browser/pages.test.ts"],
+          exclude: [...configDefaults.exclude, ...LOCAL_ONLY],
           setupFiles: [
             "test/support/fileBoundary.ts",
             "test/support/noLeftovers.ts",
