@@ -1,11 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HttpResponse, http } from "msw";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cursorPosition } from "../../lib/agent/cursor.js";
 import type { AgentEvent } from "../../lib/index.js";
 import { Client, type LogLine } from "../../lib/index.js";
 import { ENGINE, useClients } from "../support/clients.js";
+import { restoreEnvAfterwards } from "../support/env.js";
 import { call, lastOutput, openaiAgent } from "../support/llm/agentModel.js";
 import { useModelServer } from "../support/llm/modelServer.js";
 import { teaAgent, teaExecutionModel } from "../support/llm/teaAgent.js";
@@ -258,9 +259,12 @@ describe("agent streaming", () => {
 
 describe("agent web search (useSearch)", () => {
   let searx: Server | undefined;
-  const saved = { ...process.env };
+  let restoreEnv: () => void = () => {};
+  beforeEach(() => {
+    restoreEnv = restoreEnvAfterwards();
+  });
   afterEach(async () => {
-    process.env = { ...saved };
+    restoreEnv();
     await new Promise((r) => (searx ? searx.close(r) : r(undefined)));
     searx = undefined;
   });
