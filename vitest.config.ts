@@ -34,7 +34,7 @@ export default defineConfig({
     setupFiles: ["test/support/fileBoundary.ts", "test/support/noLeftovers.ts"],
     pool: "forks",
     // Files share their worker's modules (Playwright, the AI SDK, Fastify load once per worker,
-    // not once per file): 594 s against 844 s for the whole run, same machine, 2026-11-29.
+    // not once per file): 655 s against 844 s for the whole run, same machine, 2026-11-29.
     // fileBoundary.ts puts back what a file changes in the process.
     isolate: false,
     // Two files at a time, one per core: 1,222 s one at a time against 827 and 826 s with two

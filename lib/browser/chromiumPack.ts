@@ -4,7 +4,7 @@
  * versions never share an unpack and a crash mid-unpack never leaves a half-written binary.
  */
 import { createReadStream, createWriteStream, existsSync } from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -54,9 +54,8 @@ export async function chromiumPack(): Promise<ChromiumPack> {
     if (pack && existsSync(pack.executablePath)) return pack;
   }
   // Callers that found the same stale unpack share one new one.
-  const shared = unpacked !== known && unpacked ? unpacked : { tmp, pack: unpack(tmp) };
-  unpacked = shared;
-  return shared.pack;
+  if (unpacked === known || unpacked?.tmp !== tmp) unpacked = { tmp, pack: unpack(tmp) };
+  return unpacked.pack;
 }
 
 async function unpack(tmp: string): Promise<ChromiumPack> {
@@ -66,11 +65,16 @@ async function unpack(tmp: string): Promise<ChromiumPack> {
   const { version } = JSON.parse(await readFile(join(pkg, "package.json"), "utf8")) as {
     version: string;
   };
-  const target = join(tmp, `wayfarer-chromium-${version}`);
+  let target = join(tmp, `wayfarer-chromium-${version}`);
+  // Under a shared temp dir another user may have made a folder of that name first: what it
+  // holds is never run; this process unpacks into a folder of its own instead (not shared, so
+  // not reused by the next process).
+  if (existsSync(target) && !(await ownFolder(target))) target = await mkdtemp(`${target}-`);
   const serverless = onServerlessHost();
   if (!existsSync(join(target, "chromium"))) {
     const staging = `${target}.partial-${process.pid}-${Date.now()}`;
-    await mkdir(staging, { recursive: true });
+    // Never group- or world-writable, whatever the umask: ownFolder() must accept it.
+    await mkdir(staging, { recursive: true, mode: 0o755 });
     try {
       const bin = join(pkg, "bin");
       await Promise.all([
@@ -85,8 +89,8 @@ async function unpack(tmp: string): Promise<ChromiumPack> {
         `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>${xmlText(join(target, "fonts"))}</dir><cachedir>${xmlText(join(target, "fonts-cache"))}</cachedir></fontconfig>\n`,
       );
       await rename(staging, target).catch(async (error: NodeJS.ErrnoException) => {
-        // Another process finished first: use its unpack.
-        if (!existsSync(join(target, "chromium"))) throw error;
+        // Another process of ours finished first: use its unpack.
+        if (!existsSync(join(target, "chromium")) || !(await ownFolder(target))) throw error;
       });
     } finally {
       await rm(staging, { recursive: true, force: true });
@@ -102,6 +106,14 @@ async function unpack(tmp: string): Promise<ChromiumPack> {
   // Without a system font configuration, text would render as nothing: use the pack's fonts.
   if (serverless || !existsSync("/etc/fonts/fonts.conf")) env.FONTCONFIG_PATH = target;
   return { executablePath: join(target, "chromium"), env };
+}
+
+/** A real folder (no link) of this process's user that no other user may write to. */
+async function ownFolder(dir: string): Promise<boolean> {
+  const info = await lstat(dir).catch(() => undefined);
+  return (
+    info?.isDirectory() === true && info.uid === process.getuid?.() && (info.mode & 0o022) === 0
+  );
 }
 
 async function inflateFile(source: string, destination: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -378,13 +378,15 @@ function catchSync(fn: () => unknown): Error {
 
 /**
  * Runs `fn` with the system temp dir pointed at a fresh folder of its own; `left()` lists what is
- * in it. The pack is unpacked in the temp dir a process has: a link to where it is unpacked
- * already stands in for it, so the launches here start at once and leave only that link.
+ * in it. The pack is unpacked in the temp dir a process has: a folder of links to where it is
+ * unpacked already stands in for it, so the launches here start at once and leave only that.
  */
 async function inScratchTmp(fn: (left: () => string[]) => Promise<void>): Promise<void> {
   const unpacked = dirname((await chromiumPack()).executablePath);
   const scratch = mkdtempSync(join(tmpdir(), "wayfarer-test-tmp-"));
-  symlinkSync(unpacked, join(scratch, basename(unpacked)));
+  const standIn = join(scratch, basename(unpacked));
+  mkdirSync(standIn, { mode: 0o755 });
+  for (const name of readdirSync(unpacked)) symlinkSync(join(unpacked, name), join(standIn, name));
   const saved = process.env.TMPDIR;
   process.env.TMPDIR = scratch;
   try {
