@@ -9,7 +9,6 @@ import { ServiceTimeoutError } from "../../lib/index.js";
 import type { LogLine } from "../../lib/log.js";
 import { startOwnBrowser } from "../support/browserProcess.js";
 import { useClients } from "../support/clients.js";
-import { failure } from "../support/failure.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
@@ -65,14 +64,23 @@ describe("a page that spams dialogs", () => {
         localBrowserLaunchOptions: { cdpUrl: own.wsEndpoint },
       });
       const page = client.context.activePage()!;
-      await page.goto(server.url("attack/dialogs.html"), { timeout: 10_000 });
-      await dialogsSeen(lines, 6);
-      const error = await failure(page.goto(server.url("basic.html"), { timeout: 3_000 }));
+      // The trap is a race in the browser (a dialog raised as the navigation gets ready to
+      // commit): nearly every round falls into it, one in a few runs' did not. Up to three
+      // rounds, and one must: what is tested is what the goto says once trapped.
+      let error: Error | undefined;
+      for (let round = 0; round < 3 && !error; round++) {
+        await page.goto(server.url("attack/dialogs.html"), { timeout: 10_000 });
+        await dialogsSeen(lines, 6);
+        error = await page.goto(server.url("basic.html"), { timeout: 3_000 }).then(
+          () => undefined,
+          (failed: unknown) => failed as Error,
+        );
+      }
       expect(error).toBeInstanceOf(ServiceTimeoutError);
-      expect(error.message).toMatch(
+      expect(error!.message).toMatch(
         /^goto: 3000 ms passed waiting for the load event while the page held an? (alert|confirm|prompt) \(".*"\) open that the browser refused to settle\. The tab cannot leave that page: close it and use another\.$/,
       );
-      expect(error.message).not.toContain("server");
+      expect(error!.message).not.toContain("server");
       expect(lines.some((l) => l.message.includes("left open: the browser refused"))).toBe(true);
       await client.close();
     } finally {
