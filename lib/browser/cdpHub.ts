@@ -8,8 +8,14 @@
  *
  * The hub judges nothing: what a client may send is decided before `send` (the service's CDP
  * policy). It parses each message from the browser once; Playwright takes the parsed object.
+ *
+ * What it holds is bounded: commands awaiting an answer, per client and for all clients
+ * together (one past either is answered with an error at once), and what the browser sends (the
+ * pipe's cap per message). An answer past that cap fails the one command that asked for it; any
+ * other message past it, or one that is not JSON, is a breach: the hub closes the pipe (the
+ * browser exits with it) and tells why, so that the session ends, never the process.
  */
-import type { CdpPipe } from "./cdpPipe.js";
+import type { CdpPipe, OversizedMessage } from "./cdpPipe.js";
 
 /** A CDP message as it crosses the pipe. */
 export interface CdpMessage {
@@ -41,6 +47,11 @@ export interface ClientHandlers {
   /** The browser went away (the client's close is not told back to it). */
   closed(reason: string): void;
 }
+
+/** Commands one client may have awaiting the browser's answer at once. */
+export const CLIENT_MAX_IN_FLIGHT = 1_024;
+/** Commands all of a browser's clients together may have awaiting its answer at once. */
+export const HUB_MAX_IN_FLIGHT = 2_048;
 
 /** Our Playwright numbers from 1; clients get ids from here on, the hub's own calls the top range. */
 const CLIENT_IDS = 2 ** 30;
@@ -74,6 +85,9 @@ export class CdpHub {
   private ended: string | undefined;
   private readonly root: CdpTransport;
   private readonly self: Peer = { receive: (message) => this.hubMessage(message) };
+  /** Clients' commands awaiting the browser, all together (the hub's own are not counted). */
+  private clientsInFlight = 0;
+  private readonly breachListeners: ((reason: string) => void)[] = [];
   private pageCap:
     | { max: number; onClosed: (url: string) => void; open: Set<string>; refused: Set<string> }
     | undefined;
@@ -93,7 +107,13 @@ export class CdpHub {
       },
     };
     pipe.onMessage((text) => this.fromBrowser(text));
+    pipe.onOversized((message) => this.oversized(message));
     pipe.onClose(() => this.end("the browser ended"));
+  }
+
+  /** Told once, with why, when the browser sent what the hub cannot take (the browser is ended). */
+  onBreach(listener: (reason: string) => void): void {
+    this.breachListeners.push(listener);
   }
 
   /** Opens the hub's own browser session; call once, before Playwright connects. */
@@ -172,6 +192,23 @@ export class CdpHub {
       });
       return;
     }
+    const crowded =
+      client.inFlight >= CLIENT_MAX_IN_FLIGHT
+        ? `this connection has ${CLIENT_MAX_IN_FLIGHT} commands awaiting the browser's answer, the most one may have`
+        : this.clientsInFlight >= HUB_MAX_IN_FLIGHT
+          ? `this browser's connections have ${HUB_MAX_IN_FLIGHT} commands awaiting its answer, the most they may have together`
+          : undefined;
+    if (crowded) {
+      client.receive({
+        id: message.id,
+        error: {
+          code: -32000,
+          message: `Too many commands in flight: ${crowded}; wait for answers.`,
+        },
+        ...(message.sessionId ? { sessionId: message.sessionId } : {}),
+      });
+      return;
+    }
     const id = this.nextClientId;
     this.nextClientId = id + 1 >= HUB_IDS ? CLIENT_IDS : id + 1;
     this.pending.set(id, {
@@ -179,6 +216,8 @@ export class CdpHub {
       id: message.id as number,
       attaches: ATTACHES.has(message.method ?? ""),
     });
+    client.inFlight++;
+    this.clientsInFlight++;
     this.pipe.write(
       JSON.stringify({ id, method: message.method, params: message.params ?? {}, sessionId }),
     );
@@ -190,19 +229,92 @@ export class CdpHub {
     const owned: string[] = [];
     for (const [sessionId, peer] of this.owners) if (peer === client) owned.push(sessionId);
     for (const sessionId of owned) this.owners.delete(sessionId);
-    for (const [id, pending] of this.pending) if (pending.peer === client) this.pending.delete(id);
+    for (const [id, pending] of this.pending) {
+      if (pending.peer === client) this.settled(id, pending);
+    }
     // Children first: what they enabled (interception, paused targets) is let go of with them.
     for (const sessionId of owned.reverse()) {
       this.call("Target.detachFromTarget", { sessionId }).catch(() => {});
     }
   }
 
+  /** A command of a client's answered (or given up): it no longer counts against the caps. */
+  private settled(id: number, pending: Pending): void {
+    this.pending.delete(id);
+    if (pending.peer === this.self) return;
+    (pending.peer as Client).inFlight--;
+    this.clientsInFlight--;
+  }
+
   private fromBrowser(text: string): void {
-    const message = JSON.parse(text) as CdpMessage;
+    let message: CdpMessage;
+    try {
+      message = JSON.parse(text) as CdpMessage;
+      if (typeof message !== "object" || message === null) throw new Error("not an object");
+    } catch {
+      this.breach(
+        `the browser sent a message that is not a JSON object (${text.length} characters)`,
+      );
+      return;
+    }
+    this.deliver(message);
+  }
+
+  /** Hands a message on; whatever throws on the way ends this browser, not the process. */
+  private deliver(message: CdpMessage): void {
+    try {
+      this.route(message);
+    } catch (error) {
+      this.breach(
+        `a message from its browser could not be handed on (${String(error).slice(0, 200)})`,
+      );
+    }
+  }
+
+  /**
+   * A message past the pipe's cap. Its edges say what it was: CDP writes an answer's id first
+   * and an event's method first, and a session's id last.
+   */
+  private oversized({ bytes, head, tail }: OversizedMessage): void {
+    const size = sizeText(bytes);
+    const id = /^\{"id":(\d+)[,}]/.exec(head)?.[1];
+    if (id !== undefined) {
+      const sessionId = /"sessionId":"([0-9A-Fa-f]+)"\}$/.exec(tail)?.[1];
+      this.deliver({
+        id: Number(id),
+        error: {
+          code: -32000,
+          message: `The browser's answer was ${size}, more than the ${sizeText(this.pipe.maxMessageBytes)} a message from the browser may be: ask for less (a smaller value, a clip, a stream).`,
+        },
+        ...(sessionId ? { sessionId } : {}),
+      });
+      return;
+    }
+    const method = /^\{"method":"([\w.]+)"/.exec(head)?.[1];
+    this.breach(
+      `its browser sent a ${size} message${method ? ` (${method})` : ""}, more than the ${sizeText(this.pipe.maxMessageBytes)} one may be (a page can make it do so, by a huge error or log line)`,
+    );
+  }
+
+  /** The browser sent what cannot be taken: it is ended, and those who listen are told why. */
+  private breach(reason: string): void {
+    if (this.ended) return;
+    for (const listener of this.breachListeners.splice(0)) {
+      try {
+        listener(reason);
+      } catch {
+        // A listener's failure must not keep the browser running.
+      }
+    }
+    this.end(reason);
+    this.pipe.close();
+  }
+
+  private route(message: CdpMessage): void {
     if (typeof message.id === "number" && message.id >= CLIENT_IDS) {
       const pending = this.pending.get(message.id);
       if (!pending) return; // an answer for a client that has gone
-      this.pending.delete(message.id);
+      this.settled(message.id, pending);
       const sessionId = message.result?.sessionId;
       if (pending.attaches && typeof sessionId === "string")
         this.owners.set(sessionId, pending.peer);
@@ -216,7 +328,16 @@ export class CdpHub {
       // One message per task, as Playwright's own pipe transport hands them over: its CDP layer
       // lets the promises an answer settles run before the next event (popups it never
       // reported, under load, without this).
-      setImmediate(() => this.root.onmessage?.(message));
+      setImmediate(() => {
+        try {
+          this.root.onmessage?.(message);
+        } catch (error) {
+          // Playwright asserts what the browser sends (an answer to no command of its own).
+          this.breach(
+            `its browser sent a message Playwright could not take (${String(error).slice(0, 200)})`,
+          );
+        }
+      });
       return;
     }
     const child = message.params?.sessionId;
@@ -303,6 +424,7 @@ export class CdpHub {
     for (const call of this.calls.values()) call.reject(new Error(reason));
     this.calls.clear();
     this.pending.clear();
+    this.clientsInFlight = 0;
     for (const client of [...this.clients]) client.browserGone(reason);
     this.clients.clear();
     const { onclose } = this.root;
@@ -312,8 +434,15 @@ export class CdpHub {
   }
 }
 
+/** `572 MB`; `5 KB` below a megabyte. */
+function sizeText(bytes: number): string {
+  return bytes >= 2 ** 20 ? `${Math.round(bytes / 2 ** 20)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
 class Client implements HubClient, Peer {
   private open = true;
+  /** Its commands awaiting the browser's answer. */
+  inFlight = 0;
 
   constructor(
     private readonly hub: CdpHub,

@@ -306,7 +306,8 @@ function stderrTail(child: ChildProcess): () => string {
   const tail: string[] = [];
   let buffered = "";
   child.stderr?.on("data", (chunk: Buffer) => {
-    buffered += chunk.toString("utf8");
+    // A page's huge console line reaches Chromium's log: a line is kept to its last few KB.
+    buffered = (buffered + chunk.toString("utf8")).slice(-STDERR_LINE_MAX);
     const lines = buffered.split("\n");
     buffered = lines.pop() ?? "";
     tail.push(...lines);
@@ -314,6 +315,8 @@ function stderrTail(child: ChildProcess): () => string {
   });
   return () => (tail.length ? `; its last output:\n${tail.slice(-15).join("\n")}` : "");
 }
+
+const STDERR_LINE_MAX = 4_096;
 
 /** The endpoint Chromium prints once it listens on its port. */
 function waitForDevTools(child: ChildProcess): Promise<string> {

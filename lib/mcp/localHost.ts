@@ -89,6 +89,9 @@ export function localHost(o: {
       await engine.close({ force: true });
       throw new ServiceError("The MCP server is closing: its browser was ended.");
     }
+    // A page made its browser send what the hub cannot take: that browser is ended (not this
+    // process), and the next call starts another.
+    engine.cdpHub?.onBreach((reason) => logger.error("mcp", `the browser was ended: ${reason}`));
     const deps = agentDepsFor(options, logger, metrics, () => context);
     open = { engine, browser: { context, operations: engine.operations, deps } };
     logger.info("mcp", "browser ready", { pid: engine.browserPid, session: engine.sessionId });

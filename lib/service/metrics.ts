@@ -115,7 +115,7 @@ export class ServiceMetrics {
   );
   private readonly watchdogEnded = this.counter(
     "wayfarer_sessions_ended_by_watchdog_total",
-    "Sessions the watchdog ended, by the limit they passed (memory, disk).",
+    "Sessions ended for passing a limit, by which: memory and disk (the watchdog), message (the browser sent one past the CDP pipe's cap, or one not JSON).",
     ["what"],
   );
   private readonly mcpCalls = this.counter(
@@ -272,7 +272,7 @@ export class ServiceMetrics {
     this.mcpDurations.observe(labels, call.seconds);
   }
 
-  endedByWatchdog(what: "memory" | "disk"): void {
+  endedByWatchdog(what: "memory" | "disk" | "message"): void {
     this.watchdogEnded.inc({ what });
   }
 

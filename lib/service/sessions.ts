@@ -112,6 +112,8 @@ export class Sessions {
       this.starting.delete(opening);
       this.watcher?.started(session);
       this.metrics.sessionStarted();
+      // Its browser sent what cannot be taken (a page's 600 MB error): that browser is gone.
+      session.cdpHub?.onBreach((reason) => this.endFor(session, reason, "message"));
       // The platform's session timeout, and a keepAlive session's most (which no client's
       // presence extends): ended then, whatever it is doing.
       const keepAliveMs = init.keepAlive ? this.config.limits.keepAliveMaxMs : undefined;
@@ -218,9 +220,13 @@ export class Sessions {
    * back, the registry told), and said so in its log, in the service's, and to the next call.
    */
   private endPastLimit(session: Session, excess: Excess): void {
+    this.endFor(session, excessText(excess), excess.what);
+  }
+
+  /** Ends a session for `reason`, said in its log, in the service's, and to the next call. */
+  private endFor(session: Session, reason: string, what: "memory" | "disk" | "message"): void {
     if (this.live.get(session.id) !== session) return;
-    const reason = excessText(excess);
-    this.metrics.endedByWatchdog(excess.what);
+    this.metrics.endedByWatchdog(what);
     this.endReasons.remember(session.id, session.project, reason);
     session.note(`ended: ${reason}`);
     this.config.warn(
