@@ -6,6 +6,7 @@
  */
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { addressBytes, type HostService, hostServiceOf } from "./hostServices.js";
 
 /** What an address is, for the rule: the kinds a rule may refuse. */
 export type AddressKind = "link-local" | "loopback" | "private";
@@ -33,14 +34,6 @@ export const LOCAL_RULE: AddressRule = { refuse: ["link-local"] };
 /** A service visiting pages for strangers: nothing of its own network. */
 export const STRICT_RULE: AddressRule = { refuse: ["link-local", "loopback", "private"] };
 
-const METADATA_HOSTS = new Set([
-  "metadata.google.internal",
-  "metadata",
-  "instance-data",
-  "instance-data.ec2.internal",
-  "metadata.azure.internal",
-]);
-
 /** A host name as compared: lower case, no brackets, no trailing dot (the FQDN form). */
 export function normalHost(hostname: string): string {
   return hostname
@@ -52,28 +45,42 @@ export function normalHost(hostname: string): string {
 /** The kinds an IP address (or a metadata name) falls under; empty for a public address. */
 export function kindsOf(host: string): AddressKind[] {
   const h = normalHost(host);
-  if (METADATA_HOSTS.has(h)) return ["link-local"];
+  // A cloud's metadata or host service (by name or address) counts as link-local.
+  if (hostServiceOf(h)) return ["link-local"];
   if (isIP(h) === 4) return v4Kinds(h);
   if (isIP(h) !== 6) return [];
   const kinds = new Set<AddressKind>();
-  const b = ipv6Bytes(h)!;
+  const b = addressBytes(h)!;
   const word = (i: number) => (b[i]! << 8) | b[i + 1]!;
   if (b.slice(0, 15).every((x) => x === 0) && (b[15] === 1 || b[15] === 0)) kinds.add("loopback");
-  if ((word(0) & 0xffc0) === 0xfe80) kinds.add("link-local");
-  if (h === "fd00:ec2::254") kinds.add("link-local");
   if ((b[0]! & 0xfe) === 0xfc) kinds.add("private");
+  // Multicast, site-local (deprecated), documentation, discard-only: no site of the web.
+  if (b[0] === 0xff || (word(0) & 0xffc0) === 0xfec0) kinds.add("private");
+  if (word(0) === 0x2001 && word(2) === 0x0db8) kinds.add("private");
+  if (word(0) === 0x0100 && word(2) === 0 && word(4) === 0 && word(6) === 0) kinds.add("private");
   for (const v4 of embeddedIPv4(h)) for (const k of v4Kinds(v4)) kinds.add(k);
   return [...kinds];
 }
 
 function v4Kinds(ip: string): AddressKind[] {
-  const [a, b] = ip.split(".").map(Number) as [number, number];
-  if (a === 169 && b === 254) return ["link-local"];
+  const [a, b, c] = ip.split(".").map(Number) as [number, number, number];
+  if (hostServiceOf(ip)) return ["link-local"];
   // 0.0.0.0/8 reaches this machine on Linux: counted as the loopback.
   if (a === 127 || a === 0) return ["loopback"];
   if (a === 10 || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168)) return ["private"];
   // Shared address space (carrier NAT, also some clouds' internal networks).
   if (a === 100 && b >= 64 && b < 128) return ["private"];
+  // Special-purpose blocks (RFC 6890): protocol assignments, documentation, benchmarking, the
+  // 6to4 relay, multicast, reserved and broadcast. Private, not link-local: a local proxy's
+  // fake addresses (198.18.0.0/15) are for the machine's own browsing.
+  if (a === 192 && b === 0 && (c === 0 || c === 2)) return ["private"];
+  if ((a === 198 && (b === 18 || b === 19)) || (a === 198 && b === 51 && c === 100)) {
+    return ["private"];
+  }
+  if ((a === 203 && b === 0 && c === 113) || (a === 192 && b === 88 && c === 99)) {
+    return ["private"];
+  }
+  if (a >= 224) return ["private"];
   return [];
 }
 
@@ -81,19 +88,37 @@ function v4Kinds(ip: string): AddressKind[] {
 export function refusalOf(address: string, rule: AddressRule): string | undefined {
   const refused = kindsOf(address).filter((k) => rule.refuse.includes(k));
   if (!refused.length) return undefined;
-  if (refused[0] === "link-local") return "it is a link-local or cloud metadata address";
+  if (refused[0] === "link-local") {
+    const service = hostService(address);
+    const named = service && !service.match.includes("/") ? ` (${service.name})` : "";
+    return `it is a link-local or cloud metadata address${named}`;
+  }
   const hint = rule.allowedBy ? `, refused unless ${rule.allowedBy} lists it` : "";
   return `it is a ${refused[0]} address${hint}`;
 }
 
-/** Whether the rule lets `host` through by name, whatever it resolves to. */
+/** The cloud host service an address or name is, in any spelling (IPv4 inside IPv6 too). */
+export function hostService(host: string): HostService | undefined {
+  const h = normalHost(host);
+  return hostServiceOf(h) ?? embeddedIPv4(h).map(hostServiceOf).find(Boolean);
+}
+
+/**
+ * Whether the rule lets `host` through by name, whatever it resolves to (never a host
+ * service's name: no setting opens those).
+ */
 export function allowedByName(host: string, rule: AddressRule): boolean {
   const h = normalHost(host);
+  if (hostService(h)) return false;
   return (rule.allowHosts ?? []).some((a) => !a.includes("/") && normalHost(a) === h);
 }
 
-/** Whether the rule lets an address through: listed as it is, or inside a listed CIDR range. */
+/**
+ * Whether the rule lets an address through: listed as it is, or inside a listed CIDR range.
+ * A host service never is, whatever is listed (`0.0.0.0/0` included).
+ */
 export function allowedAddress(address: string, rule: AddressRule): boolean {
+  if (hostService(address)) return false;
   const bytes = ipBytes(address);
   if (!bytes) return false;
   return (rule.allowHosts ?? []).some((entry) => {
@@ -113,8 +138,7 @@ export function allowedAddress(address: string, rule: AddressRule): boolean {
 /** The 4 or 16 bytes of an IP address; undefined for a name. */
 function ipBytes(address: string): number[] | undefined {
   const h = normalHost(address);
-  if (isIP(h) === 4) return h.split(".").map(Number);
-  return ipv6Bytes(h);
+  return addressBytes(h);
 }
 
 export type Lookup = (host: string) => Promise<string[]>;
@@ -142,7 +166,17 @@ export async function judgeHost(
   const lookup = given ?? rule.lookup ?? systemLookup;
   const h = normalHost(host);
   const literal = isIP(h) !== 0;
-  if (allowedByName(h, rule)) return { addresses: literal ? [h] : await lookup(h) };
+  if (allowedByName(h, rule)) {
+    const addresses = literal ? [h] : await lookup(h);
+    // Allowed by name, but never to a host service: a name listed for an intranet site that
+    // resolves to the metadata address is refused still.
+    const service = addresses.find((a) => hostService(a));
+    if (service)
+      return {
+        refused: `${h} resolves to ${refusalOf(service, LOCAL_RULE)!.replace(/^it is /, "")}`,
+      };
+    return { addresses };
+  }
   if (literal) {
     const why = allowedAddress(h, rule) ? undefined : refusalOf(h, rule);
     return why ? { refused: why } : { addresses: [h] };
@@ -197,8 +231,8 @@ export function hostJudge(
  * and Teredo (2001::/32: its server, and its client with the bits flipped).
  */
 export function embeddedIPv4(address: string): string[] {
-  const b = ipv6Bytes(address);
-  if (!b) return [];
+  const b = addressBytes(address);
+  if (b?.length !== 16) return [];
   const v4 = (i: number, flip = 0) =>
     [b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!].map((x) => x ^ flip).join(".");
   const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
@@ -216,26 +250,4 @@ export function embeddedIPv4(address: string): string[] {
   if (word(0) === 0x2002) found.push(v4(2));
   if (word(0) === 0x2001 && word(2) === 0) found.push(v4(4), v4(12, 0xff));
   return found;
-}
-
-/** The 16 bytes of an IPv6 address (a dotted IPv4 tail allowed); undefined if it is none. */
-function ipv6Bytes(address: string): number[] | undefined {
-  let text = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
-  if (isIP(text) !== 6) return undefined;
-  const tail = text.match(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
-  if (tail) {
-    const [p, q, r, s] = tail.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, tail.index)}${((p << 8) | q).toString(16)}:${((r << 8) | s).toString(16)}`;
-  }
-  const [head, rest] = text.split("::") as [string, string | undefined];
-  const groups = (part: string) => (part ? part.split(":") : []);
-  const before = groups(head);
-  const after = rest === undefined ? [] : groups(rest);
-  const fill = rest === undefined ? [] : Array(8 - before.length - after.length).fill("0");
-  const all = [...before, ...fill, ...after];
-  if (all.length !== 8) return undefined;
-  return all.flatMap((g) => {
-    const n = Number.parseInt(g, 16);
-    return [n >> 8, n & 0xff];
-  });
 }
