@@ -15,6 +15,22 @@ export interface Pointer {
   at: Point;
 }
 
+export interface Typing {
+  /** Called where the keys are about to go: may refuse by throwing. */
+  check: () => Promise<void>;
+  /** Puts the text into the focused element (replacing what it holds when `clear`). */
+  put?: (text: string, clear: boolean) => Promise<void>;
+}
+
+/** Keys, as a person types them; `clear` selects what the field holds and deletes it first. */
+async function typeKeys(page: PlaywrightPage, text: string, clear: boolean): Promise<void> {
+  if (clear) {
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.press("Delete");
+  }
+  await page.keyboard.type(text);
+}
+
 /** Performs the action; text to type has had its %name% tokens filled by the caller. */
 export async function performComputerAction(
   page: PlaywrightPage,
@@ -23,9 +39,15 @@ export async function performComputerAction(
   pointer: Pointer,
   signal: AbortSignal,
   deadline: Deadline,
-  /** Called where the keys are about to go (after typeAt's click): may refuse by throwing. */
-  beforeTyping: () => Promise<void> = async () => {},
+  /**
+   * Text carrying a variable's value: checked where it is about to go (after typeAt's click),
+   * and put into the focused element itself rather than typed as keys (guardedInput.ts).
+   */
+  typing: Typing = { check: async () => {} },
 ): Promise<string> {
+  const { check: beforeTyping } = typing;
+  const type = (text: string, clear: boolean) =>
+    typing.put ? typing.put(text, clear) : typeKeys(page, text, clear);
   switch (action.kind) {
     case "click": {
       const at = action.at ?? pointer.at;
@@ -64,7 +86,7 @@ export async function performComputerAction(
     }
     case "type":
       await beforeTyping();
-      await page.keyboard.type(action.text);
+      await type(action.text, false);
       return "typed";
     case "keys":
       for (const k of action.keys) await page.keyboard.press(k);
@@ -90,11 +112,7 @@ export async function performComputerAction(
       await clickAt(page, screen, action.at);
       pointer.at = action.at;
       await beforeTyping();
-      if (action.clear) {
-        await page.keyboard.press("ControlOrMeta+A");
-        await page.keyboard.press("Delete");
-      }
-      await page.keyboard.type(action.text);
+      await type(action.text, action.clear === true);
       if (action.enter) await page.keyboard.press("Enter");
       return `typed at (${Math.round(action.at.x)}, ${Math.round(action.at.y)})`;
     }

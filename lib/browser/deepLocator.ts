@@ -3,6 +3,7 @@
  * out-of-process iframes, open and closed shadow roots. Nothing touches the page until an
  * action runs; the action requires exactly one match and waits for it until its deadline.
  */
+
 import type { ElementHandle, Frame, Page } from "playwright-core";
 import { z } from "zod";
 import type { ElementIdentity } from "../api/operations.js";
@@ -26,6 +27,7 @@ import {
   type Resolution,
   resolveSelector,
 } from "./elementResolver.js";
+import { DetachedWhileTyping, putValue } from "./guardedInput.js";
 import { inPage } from "./inPage.js";
 import { type ParsedSelector, parseSelector } from "./selector.js";
 
@@ -188,6 +190,29 @@ export class DeepLocator {
       },
       { schema: TypeOptionsSchema },
     );
+  }
+
+  /**
+   * Puts a variable's value into the element itself, not as keys (guardedInput.ts): `replace`
+   * as fill does, else after what it holds, one checked character at a time. An element
+   * replaced mid-way is found again and the rest goes into the new one.
+   */
+  putVariable(
+    value: string,
+    how: { replace: boolean; shownAs: string },
+    options: LocatorActionOptions = {},
+  ) {
+    parseInput(Text, value, `${this}.${how.replace ? "fill" : "type"}.value`);
+    let typed = 0;
+    return this.act(how.replace ? "fill" : "type", options, async (el, d) => {
+      const put = { ...how, perCharacter: !how.replace, signal: d.signal };
+      try {
+        typed = await putValue(el, value, put, typed);
+      } catch (error) {
+        if (error instanceof DetachedWhileTyping) typed = error.typed;
+        throw error;
+      }
+    });
   }
 
   press(key: string, options: LocatorActionOptions = {}) {

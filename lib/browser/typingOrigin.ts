@@ -31,6 +31,18 @@ const MAX_FRAME_DEPTH = 16;
  * counts: a frame that lies about its focus is on the list it is checked against.
  */
 export async function focusOrigins(page: Page): Promise<string[]> {
+  const { origins, element } = await focusTarget(page);
+  await element?.dispose();
+  return origins;
+}
+
+/**
+ * Where the focus is: the origins of the frames down to it (as focusOrigins) and the focused
+ * element of the last one (inside its shadow roots), or null when none holds it.
+ */
+export async function focusTarget(
+  page: Page,
+): Promise<{ origins: string[]; element: ElementHandle | null }> {
   const origins: string[] = [];
   let frame: Frame | null = page.mainFrame();
   for (let depth = 0; frame && depth < MAX_FRAME_DEPTH; depth++) {
@@ -38,13 +50,13 @@ export async function focusOrigins(page: Page): Promise<string[]> {
     const handle: JSHandle = await frame.evaluateHandle(() => {
       let focused = document.activeElement;
       while (focused?.shadowRoot?.activeElement) focused = focused.shadowRoot.activeElement;
-      return focused instanceof HTMLIFrameElement || focused instanceof HTMLFrameElement
-        ? focused
-        : null;
+      return focused === document.body ? null : focused;
     });
-    const element: ElementHandle | null = handle.asElement();
-    frame = element ? await element.contentFrame() : null;
+    const element = handle.asElement();
+    const child = element ? await element.contentFrame() : null;
+    if (!child) return { origins, element };
     await handle.dispose();
+    frame = child;
   }
-  return origins;
+  return { origins, element: null };
 }

@@ -32,13 +32,13 @@ export async function performAction(
   const given = action.arguments ?? [];
   const args = given.map((a) => fillVariables(a, variables));
   const typed = given.join(" ");
-  const checked =
-    Object.keys(variablesIn(typed, variables)).length === 0
-      ? guard
-      : async (element: ElementHandle) => {
-          checkTypedWhere(typed, variables, startOrigin, await elementOrigin(element));
-          await guard?.(element);
-        };
+  const carriesVariable = Object.keys(variablesIn(typed, variables)).length > 0;
+  const checked = !carriesVariable
+    ? guard
+    : async (element: ElementHandle) => {
+        checkTypedWhere(typed, variables, startOrigin, await elementOrigin(element));
+        await guard?.(element);
+      };
   const target = page.deepLocator(action.selector, checked, check.present);
   const timeout = deadline.remaining();
   const first = args[0] ?? "";
@@ -49,10 +49,16 @@ export async function performAction(
       return target.click({ timeout, clickCount: 2 });
     case "hover":
       return target.hover({ timeout });
+    // A variable's value goes into the element itself, checked at each insertion, never as
+    // keys a page could redirect (lib/browser/guardedInput.ts).
     case "fill":
-      return target.fill(first, { timeout });
+      return carriesVariable
+        ? target.putVariable(first, { replace: true, shownAs: given[0] ?? "" }, { timeout })
+        : target.fill(first, { timeout });
     case "type":
-      return target.type(first, { timeout });
+      return carriesVariable
+        ? target.putVariable(first, { replace: false, shownAs: given[0] ?? "" }, { timeout })
+        : target.type(first, { timeout });
     case "press":
       return target.press(first || "Enter", { timeout });
     case "scrollTo":

@@ -1,17 +1,17 @@
 import { z } from "zod";
 import { rawDetail, readableMessage } from "../../readableError.js";
 import { fillVariables, hideVariables } from "../../variables.js";
-import { performComputerAction } from "../computerActions.js";
+import { performComputerAction, type Typing } from "../computerActions.js";
 import { readComputerCall } from "../computerCalls.js";
 import { openUrl } from "../openUrl.js";
 import { screenFor } from "../screen.js";
 import {
   captureAfterAction,
-  checkFocusFor,
   markTyped,
   onPage,
   pinStart,
   showPoint,
+  typingFor,
 } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
@@ -71,12 +71,12 @@ export default defineTool({
         }
         acknowledged = checks;
       }
-      let beforeTyping: (() => Promise<void>) | undefined;
+      let typing: Typing | undefined;
       if (action.kind === "type" || action.kind === "typeAt") {
         const given = action.text;
         markTyped(run, given);
         action.text = fillVariables(given, run.variables);
-        beforeTyping = () => checkFocusFor(run, page, given);
+        typing = typingFor(run, page, given);
       }
       if (action.kind === "navigate") {
         await openUrl(page, action.url, run.navigation, deadline, "navigate");
@@ -96,7 +96,7 @@ export default defineTool({
             run.pointer,
             signal,
             deadline,
-            beforeTyping,
+            typing,
           );
         });
         note ||= "the action closed the tab";

@@ -6,9 +6,11 @@
 
 import type { Page as PlaywrightPage } from "playwright-core";
 import { z } from "zod";
-import { focusOrigins } from "../../browser/typingOrigin.js";
+import { putValue } from "../../browser/guardedInput.js";
+import { focusOrigins, focusTarget } from "../../browser/typingOrigin.js";
 import type { Deadline } from "../../timeout.js";
-import { checkTypedWhere, originOf, variablesIn } from "../../variables.js";
+import { checkTypedWhere, originOf, VariableOriginRefused, variablesIn } from "../../variables.js";
+import type { Typing } from "../computerActions.js";
 import { showCursorAt } from "../cursor.js";
 import { captureMasked } from "../maskedCapture.js";
 import { type Screen, screenFor, toViewport } from "../screen.js";
@@ -32,6 +34,52 @@ export async function checkFocusFor(
   for (const origin of await focusOrigins(page)) {
     checkTypedWhere(text, run.variables, run.start.origin, origin);
   }
+}
+
+/**
+ * How text is typed where the focus is: checked first (checkFocusFor); with a variable in it,
+ * put into the focused element itself, its origin checked again at that moment, never sent as
+ * keys a page could redirect (lib/browser/guardedInput.ts). `clear` replaces what it holds.
+ */
+export function typingFor(run: AgentRun, page: PlaywrightPage, given: string): Typing {
+  const check = () => checkFocusFor(run, page, given);
+  if (Object.keys(variablesIn(given, run.variables)).length === 0) return { check };
+  return {
+    check,
+    async put(text, clear) {
+      const { origins, element } = await focusTarget(page);
+      try {
+        for (const origin of origins)
+          checkTypedWhere(given, run.variables, run.start.origin, origin);
+        if (!element) {
+          throw new VariableOriginRefused(
+            `No field has the focus to put ${given} in: nothing was typed.`,
+          );
+        }
+        await putValue(element, text, { replace: clear, perCharacter: !clear, shownAs: given });
+      } finally {
+        await element?.dispose().catch(() => {});
+      }
+    },
+  };
+}
+
+/** Types `text` where the focus is: keys, or a variable's value put into the field. */
+export async function typeAtFocus(
+  run: AgentRun,
+  page: PlaywrightPage,
+  given: string,
+  text: string,
+  clear: boolean,
+): Promise<void> {
+  const typing = typingFor(run, page, given);
+  await typing.check();
+  if (typing.put) return typing.put(text, clear);
+  if (clear) {
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.press("Delete");
+  }
+  await page.keyboard.type(text);
 }
 
 /** A run that began on no web page (about:blank) starts where it first goes. */

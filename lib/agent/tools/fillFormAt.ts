@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fillVariables } from "../../variables.js";
 import { clickAt } from "../pointer.js";
-import { afterAction, checkFocusFor, markTyped, screenNow, showPoint } from "./coordinates.js";
+import { afterAction, markTyped, screenNow, showPoint, typeAtFocus } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
 export default defineTool({
@@ -34,10 +34,7 @@ export default defineTool({
       if (deadline.signal.aborted) break;
       await showPoint(run, screen, f);
       await clickAt(page, screen, f);
-      await checkFocusFor(run, page, f.value);
-      await page.keyboard.press("ControlOrMeta+A");
-      await page.keyboard.press("Delete");
-      await page.keyboard.type(values[i]!);
+      await typeAtFocus(run, page, f.value, values[i]!, true);
     }
     return afterAction(run, deadline, `Filled ${fields.length} field(s)`, {
       fields: fields.map((f) => ({ x: f.x, y: f.y, value: f.value })),

@@ -3,11 +3,11 @@ import { fillVariables } from "../../variables.js";
 import { clickAt } from "../pointer.js";
 import {
   afterAction,
-  checkFocusFor,
   markTyped,
   PointSchema,
   screenNow,
   showPoint,
+  typeAtFocus,
 } from "./coordinates.js";
 import { defineTool } from "./defineTool.js";
 
@@ -28,8 +28,7 @@ export default defineTool({
     const screen = await screenNow(run);
     await showPoint(run, screen, { x, y });
     await clickAt(page, screen, { x, y });
-    await checkFocusFor(run, page, text);
-    await page.keyboard.type(value);
+    await typeAtFocus(run, page, text, value, false);
     if (pressEnter) await page.keyboard.press("Enter");
     return afterAction(run, deadline, `Typed ${text} at (${x}, ${y})`, {
       action: `type at ${x},${y}`,
