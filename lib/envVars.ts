@@ -383,6 +383,13 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_ALLOW_UNSANDBOXED_BROWSERS",
+    group: "service",
+    what: "`1`: start although this host would run strangers' browsers without Chromium's sandbox (as root: `WAYFARER_BROWSER_USERS=off`, a temp dir other users cannot traverse, uids that cannot be used; or as users of their own on a host with no user namespaces and no setuid `chrome-sandbox`). A page that breaks out of its renderer then has that user's rights. `/readyz` and the start-up line say so.",
+    unset: "`0`: such a service refuses to start, saying why and what would give the sandbox",
+    secret: false,
+  },
+  {
     name: "WAYFARER_ALLOW_CALLER_CDP",
     group: "service",
     what: "`1`: a `/start` may attach its session to the caller's own browser (`browser.cdpUrl`), at an address the egress rule lets through (loopback and private ones only if `WAYFARER_ALLOW_HOSTS` lists them).",

@@ -55,6 +55,33 @@ export const PlatformReleasedSchema = z.looseObject({
 export const HealthSchema = z.looseObject({ ok: z.literal(true) });
 
 /** `GET /readyz`: whether this instance could start a session now, and why not when it could not. */
+/** What this host gives each session's browser, decided at start-up (`/readyz`). */
+export const ProtectionsSchema = z.strictObject({
+  cdp: z
+    .literal("pipe")
+    .describe("A browser listens on no port: CDP reaches it only through the service."),
+  browserUsers: z
+    .enum(["per session", "root", "service's user"])
+    .describe("Whom the browsers run as (WAYFARER_BROWSER_USERS)."),
+  sandbox: z
+    .union([
+      z.strictObject({ on: z.literal(true), by: z.string() }),
+      z.strictObject({
+        on: z.literal(false),
+        why: z.string(),
+        allowedBy: z.literal("WAYFARER_ALLOW_UNSANDBOXED_BROWSERS").optional(),
+      }),
+    ])
+    .describe(
+      "Chromium's sandbox: how it works here, or why not and who allowed running without it.",
+    ),
+  memory: z
+    .strictObject({ watchdogMb: z.number().int().positive().nullable() })
+    .describe(
+      "The memory one browser may hold before the watchdog ends its session; null: no limit.",
+    ),
+});
+
 export const ReadySchema = z.looseObject({
   ready: z.boolean(),
   reason: z.string().optional().describe("Why not, as a word a program can branch on."),
@@ -66,6 +93,7 @@ export const ReadySchema = z.looseObject({
       room: z.number().int().min(0).describe("How many more it could start now."),
     })
     .optional(),
+  protections: ProtectionsSchema.optional(),
 });
 
 /** `GET /` with `Accept: application/json`. */

@@ -49,6 +49,9 @@ const ServiceEnvSchema = z.object({
   WAYFARER_ALLOW_CALLER_CDP: z
     .enum(["0", "1", "false", "true"], { error: "expected 1 or 0" })
     .default("0"),
+  WAYFARER_ALLOW_UNSANDBOXED_BROWSERS: z
+    .enum(["0", "1", "false", "true"], { error: "expected 1 or 0" })
+    .default("0"),
   WAYFARER_METRICS_TOKEN: z
     .string()
     .regex(/^(\S{16,})?$/, "expected at least 16 characters without spaces")
@@ -95,6 +98,11 @@ export interface ServiceConfig {
   streamKeepAliveMs: number;
   /** Whom each session's browser runs as: a uid of its own from a range (root), or the service's user. */
   browserUsers: BrowserUsersSetting;
+  /**
+   * WAYFARER_ALLOW_UNSANDBOXED_BROWSERS: the operator's consent to run browsers without
+   * Chromium's sandbox where this host cannot give it; without it such a service does not start.
+   */
+  allowUnsandboxed?: boolean;
   /** What callers may choose of their browser at /start (`browser`): the operator's opt-ins. */
   browserPolicy: BrowserPolicy;
   /** The Bearer token /metrics asks for; undefined: /metrics is open. */
@@ -175,6 +183,9 @@ export function serviceConfig(
     watchIntervalMs: e.WAYFARER_WATCH_INTERVAL_MS,
     streamKeepAliveMs: e.WAYFARER_STREAM_KEEPALIVE_MS,
     browserUsers: e.WAYFARER_BROWSER_USERS,
+    allowUnsandboxed:
+      e.WAYFARER_ALLOW_UNSANDBOXED_BROWSERS === "1" ||
+      e.WAYFARER_ALLOW_UNSANDBOXED_BROWSERS === "true",
     browserPolicy: {
       launchOptions: e.WAYFARER_ALLOW_LAUNCH_OPTIONS,
       callerCdp: e.WAYFARER_ALLOW_CALLER_CDP === "1" || e.WAYFARER_ALLOW_CALLER_CDP === "true",

@@ -7,9 +7,11 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, parse, relative, sep } from "node:path";
+import type { z } from "zod";
 import { packAvailable } from "../browser/chromiumPack.js";
 import { systemChromium } from "../browser/executable.js";
 import { launchFolderBase } from "../browser/launchFolder.js";
+import type { ProtectionsSchema } from "./answerSchemas.js";
 
 /** Chromium's sandbox for a browser's user: how it works on this host, or why it cannot. */
 export type SandboxSupport = { works: true; by: string } | { works: false; why: string };
@@ -239,6 +241,47 @@ export interface IsolationFacts {
   memoryMb: number | undefined;
 }
 
+const OPT_IN = "WAYFARER_ALLOW_UNSANDBOXED_BROWSERS";
+
+/**
+ * Why the service must not start with this plan: strangers' browsers would run without
+ * Chromium's sandbox and the operator has not said yes (`allowed`). Undefined: it may start. A
+ * browser as a user that is not root without a sandbox does not start at all, so only root and
+ * users per session are judged here.
+ */
+export function unsandboxedRefusal(plan: BrowserUsersPlan, allowed: boolean): string | undefined {
+  if (allowed || plan.sandbox.works) return undefined;
+  if (plan.kind === "service's user" && plan.uid !== 0) return undefined;
+  const asRoot = plan.kind === "service's user";
+  const who = asRoot
+    ? `as root (${plan.because})`
+    : `as users of their own, without Chromium's sandbox (${plan.sandbox.why})`;
+  const fix = asRoot
+    ? "give each browser a user of its own (WAYFARER_BROWSER_USERS=auto, a temp dir every user can traverse: mode 0711 or 1777)"
+    : "give the host user namespaces, or the browser a setuid root chrome-sandbox beside it";
+  return `every session's browser would run ${who}: a page that breaks out of its renderer would have ${asRoot ? "the host and every session" : "that user's rights"}. The service does not start so: ${fix}, or set ${OPT_IN}=1 to run so anyway`;
+}
+
+/** What /readyz says of the protections this host gives a session's browser. */
+export type Protections = z.output<typeof ProtectionsSchema>;
+
+export function protectionsOf(
+  plan: BrowserUsersPlan,
+  memoryMb: number | undefined,
+  allowed: boolean,
+): Protections {
+  const { sandbox } = plan;
+  return {
+    cdp: "pipe",
+    browserUsers:
+      plan.kind === "per session" ? "per session" : plan.uid === 0 ? "root" : "service's user",
+    sandbox: sandbox.works
+      ? { on: true, by: sandbox.by }
+      : { on: false, why: sandbox.why, ...(allowed ? { allowedBy: OPT_IN } : {}) },
+    memory: { watchdogMb: memoryMb ?? null },
+  };
+}
+
 /** The start-up lines, one each for what this host gives a session's browser and what it cannot. */
 export function describeIsolation(facts: IsolationFacts): string[] {
   return [
@@ -249,13 +292,21 @@ export function describeIsolation(facts: IsolationFacts): string[] {
 }
 
 /** The start-up lines for the users BrowserUsers decided on and the watchdog's memory limit. */
-export function isolationLines(users: BrowserUsersPlan, memoryMb: number | undefined): string[] {
-  return describeIsolation({
+export function isolationLines(
+  users: BrowserUsersPlan,
+  memoryMb: number | undefined,
+  allowUnsandboxed = false,
+): string[] {
+  const lines = describeIsolation({
     platform: process.platform,
     users,
     cgroup: process.platform === "linux" ? probeCgroup() : "none",
     memoryMb,
   });
+  if (allowUnsandboxed && !users.sandbox.works) {
+    lines.push(`isolation: running browsers without Chromium's sandbox because ${OPT_IN}=1`);
+  }
+  return lines;
 }
 
 function usersLine(users: BrowserUsersPlan, platform: NodeJS.Platform): string {

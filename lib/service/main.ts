@@ -45,6 +45,7 @@ const service = await Promise.resolve()
 for (const line of isolationLines(
   service.sessions.browserUsers.plan,
   config.limits.browserMaxMemoryMb,
+  config.allowUnsandboxed,
 )) {
   say(line);
 }

@@ -154,7 +154,18 @@ export const EXAMPLES = {
       guide: "docs/guide/service.md",
     },
   },
-  ready: { answer: { ready: true, sessions: { live: 1, capacity: 8, room: 7 } } },
+  ready: {
+    answer: {
+      ready: true,
+      sessions: { live: 1, capacity: 8, room: 7 },
+      protections: {
+        cdp: "pipe",
+        browserUsers: "per session",
+        sandbox: { on: true, by: "user namespaces" },
+        memory: { watchdogMb: 2048 },
+      },
+    },
+  },
   notReady: {
     answer: {
       ready: false,

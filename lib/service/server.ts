@@ -10,6 +10,7 @@ import { ServiceValidationError } from "../errors.js";
 import { failureBody } from "./answers.js";
 import { BrowserAccess } from "./browserAccess.js";
 import type { ServiceConfig } from "./config.js";
+import { protectionsOf } from "./isolation.js";
 import type { KeyRing } from "./keys.js";
 import { publicBase } from "./links.js";
 import { ServiceMetrics } from "./metrics.js";
@@ -197,7 +198,17 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   });
 
   const access = new BrowserAccess(sessions, cluster);
-  app.register(healthRoutes({ stopping: () => closing, sessions }));
+  app.register(
+    healthRoutes({
+      stopping: () => closing,
+      sessions,
+      protections: protectionsOf(
+        sessions.browserUsers.plan,
+        config.limits.browserMaxMemoryMb,
+        config.allowUnsandboxed === true,
+      ),
+    }),
+  );
   metrics.observe({
     sessions,
     cdpConnections: () => access.openConnections,

@@ -7,9 +7,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { chromiumDriver } from "../browser/launch.js";
+import { ServiceValidationError } from "../errors.js";
 import { readableReason } from "../readableError.js";
 import { BrowserUsers } from "./browserUsers.js";
 import type { ServiceConfig } from "./config.js";
+import { unsandboxedRefusal } from "./isolation.js";
 import type { ServiceMetrics } from "./metrics.js";
 import { type QuotaCounters, Quotas } from "./quotas.js";
 import { ServiceFull, ServiceStopping, SessionNotFound } from "./serviceErrors.js";
@@ -53,6 +55,16 @@ export class Sessions {
     this.watcher = shared?.watcher;
     this.quotas = new Quotas(config.limits, shared?.watcher.counters, metrics);
     this.browserUsers = new BrowserUsers(config.browserUsers);
+    // Fail closed: strangers' browsers without Chromium's sandbox only with the operator's yes.
+    const unsandboxed = unsandboxedRefusal(
+      this.browserUsers.plan,
+      config.allowUnsandboxed === true,
+    );
+    if (unsandboxed) {
+      throw new ServiceValidationError("the service's environment", [
+        { path: ["WAYFARER_ALLOW_UNSANDBOXED_BROWSERS"], message: unsandboxed },
+      ]);
+    }
     this.warmBrowsers =
       config.warmBrowsers > 0
         ? new WarmBrowsers({

@@ -3,6 +3,7 @@
  * session now, and how much room is left), with no key; the OpenAPI document.
  */
 import type { FastifyPluginAsync } from "fastify";
+import type { Protections } from "../isolation.js";
 import { openApiDocument } from "../openapi.js";
 
 /** Answered without a key. */
@@ -18,6 +19,8 @@ export interface Readiness {
     /** Browser users left to hand out; undefined: every browser runs as the service's user. */
     readonly usersLeft: number | undefined;
   };
+  /** What this host gives a session's browser, decided at start-up (docs/architecture/security.md). */
+  protections?: Protections;
 }
 
 /**
@@ -25,13 +28,15 @@ export interface Readiness {
  * balancer (503) and a person reading it. In shared mode a full instance still places a /start
  * on another, but the balancer had better send it elsewhere first.
  */
-function readiness({ stopping, sessions }: Readiness) {
+function readiness({ stopping, sessions, protections }: Readiness) {
   const counts = { live: sessions.size, capacity: sessions.capacity, room: sessions.room };
+  const shown = protections ? { protections } : {};
   const not = (reason: string, message: string) => ({
     ready: false as const,
     reason,
     message,
     sessions: counts,
+    ...shown,
   });
   if (stopping()) return not("stopping", "The service is shutting down.");
   if (sessions.room === 0) {
@@ -46,7 +51,7 @@ function readiness({ stopping, sessions }: Readiness) {
       "Every browser user of WAYFARER_BROWSER_USERS is taken by a session.",
     );
   }
-  return { ready: true as const, sessions: counts };
+  return { ready: true as const, sessions: counts, ...shown };
 }
 
 export function healthRoutes(deps: Readiness): FastifyPluginAsync {
