@@ -87,8 +87,10 @@ export const ERROR_REGISTRY: readonly ErrorEntry[] = [
     whatToDo: 'Use `env: "LOCAL"` or `"REMOTE"`, or fix the variable the message names.',
   }),
   entry(MissingEnvironmentVariableError, {
-    status: 500,
-    when: "A variable a feature needs is not set: `WAYFARER_API_KEY` for REMOTE, a search backend for `useSearch`.",
+    // On a service, a feature its operator did not set up: not implemented here, and asking
+    // again will not change that (answered with x-should-retry: false).
+    status: 501,
+    when: "A variable a feature needs is not set: `WAYFARER_API_KEY` for REMOTE, a search backend for `useSearch` (a service without one answers 501).",
     whatToDo:
       "Set the variable the message names (see environment.md) or pass the matching option.",
     fields: ["variable", "purpose"],

@@ -52,6 +52,27 @@ export const ProxySchema = z
     };
   });
 
+/**
+ * Headers for the WebSocket to a browser of one's own (`cdpUrl`): at most 32, 8 KB in all, names
+ * as HTTP has them, values on one line, and none that the connection sets itself.
+ */
+export const CdpHeadersSchema = z
+  .record(z.string(), z.string().regex(/^[^\r\n\0]*$/, { error: "expected a value on one line" }))
+  .refine((headers) => Object.keys(headers).every((name) => HEADER_NAME.test(name)), {
+    error: "expected HTTP header names (letters, digits and !#$%&'*+.^_`|~-)",
+  })
+  .refine((headers) => Object.keys(headers).length <= 32, { error: "expected at most 32 headers" })
+  .refine((headers) => JSON.stringify(headers).length <= 8_192, {
+    error: "expected at most 8 KB of headers",
+  })
+  .refine((headers) => !Object.keys(headers).some((name) => CONNECTION_HEADERS.test(name)), {
+    error:
+      "expected no header the connection sets itself (Host, Connection, Upgrade, Sec-WebSocket-*)",
+  });
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+const CONNECTION_HEADERS =
+  /^(host|connection|upgrade|content-length|transfer-encoding|sec-websocket-.*)$/i;
+
 export const LocalBrowserLaunchOptionsSchema = z.looseObject({
   headless: z
     .boolean()
@@ -106,8 +127,12 @@ export const LocalBrowserLaunchOptionsSchema = z.looseObject({
     .describe(
       "Attach to a running browser (`ws://…` or `http://host:port`) instead of launching one; the launch options above are then unused.",
     ),
+  cdpHeaders: CdpHeadersSchema.optional().describe(
+    "Headers sent with the connection to `cdpUrl` (a token its host asks for); kept out of every log.",
+  ),
 });
 export type LocalBrowserLaunchOptions = z.input<typeof LocalBrowserLaunchOptionsSchema>;
+
 export type ResolvedLaunchOptions = z.output<typeof LocalBrowserLaunchOptionsSchema>;
 export const KNOWN_LAUNCH_OPTIONS = Object.keys(LocalBrowserLaunchOptionsSchema.shape);
 

@@ -26,6 +26,8 @@ export function secretsOf(
     options.apiKey,
     launch.proxy?.password,
     ...urlSecrets(launch.cdpUrl),
+    // A header for one's own browser's host is a credential, whatever its name.
+    ...Object.values(launch.cdpHeaders ?? {}),
     ...urlSecrets(launch.proxy?.server),
     ...SECRET_ENV_VARS.map((name) => env[name]),
   ];

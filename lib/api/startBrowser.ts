@@ -39,6 +39,10 @@ export const WireLaunchOptionsSchema = z
     hasTouch: z.boolean().optional().describe("Pages see a touch screen."),
     ignoreHTTPSErrors: z.boolean().optional().describe("Accept any certificate."),
     cdpUrl: z.string().optional().describe("Attach to this browser instead of launching one."),
+    cdpHeaders: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("Headers sent with the connection to cdpUrl (its host's token)."),
     connectTimeoutMs: z.number().optional().describe("How long launching or attaching may take."),
     downloadsPath: z.string().optional().describe("Where downloads are saved."),
     acceptDownloads: z.boolean().optional().describe("false: downloads are refused."),

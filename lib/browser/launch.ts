@@ -81,7 +81,9 @@ export const chromiumDriver = () => {
 
 export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBrowser> {
   const { options } = request;
-  if (options.cdpUrl) return attach(options.cdpUrl, request.timeoutMs, request.signal);
+  if (options.cdpUrl) {
+    return attach(options.cdpUrl, request.timeoutMs, request.signal, options.cdpHeaders);
+  }
   // Not awaited until the browser is up; a failure here is the connect's.
   chromiumDriver().catch(() => {});
 
@@ -246,10 +248,14 @@ async function attach(
   cdpUrl: string,
   timeoutMs: number,
   signal?: AbortSignal,
+  headers?: Record<string, string>,
 ): Promise<LaunchedBrowser> {
   const chromium = await chromiumDriver();
   signal?.throwIfAborted();
-  const connecting = chromium.connectOverCDP(cdpUrl, { timeout: timeoutMs });
+  const connecting = chromium.connectOverCDP(cdpUrl, {
+    timeout: timeoutMs,
+    ...(headers ? { headers } : {}),
+  });
   const browser = await untilAborted(connecting, signal).catch((error: unknown) => {
     // A connection that completes after we gave up is let go at once.
     if (signal?.aborted) void connecting.then((late) => late.close()).catch(() => {});

@@ -207,6 +207,22 @@ export async function urlRefusal(
   return "refused" in verdict ? verdict.refused : undefined;
 }
 
+/**
+ * As urlRefusal, and a name that resolves to nothing is refused too: for a URL a caller gives
+ * to be fetched later (a model's baseURL), where "does not resolve" is the caller's to fix.
+ */
+export async function callerUrlRefusal(
+  url: string,
+  rule: AddressRule,
+  lookup?: Lookup,
+): Promise<string | undefined> {
+  const parsed = URL.parse(url);
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) return "it is not an http(s) URL";
+  const verdict = await judgeHost(parsed.hostname, rule, lookup);
+  if ("refused" in verdict) return verdict.refused;
+  return verdict.addresses.length ? undefined : `${normalHost(parsed.hostname)} does not resolve`;
+}
+
 /** A judge that resolves each host once and remembers the verdict a while. */
 export function hostJudge(
   rule: AddressRule,

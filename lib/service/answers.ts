@@ -110,7 +110,8 @@ export function sendFailure(reply: FastifyReply, error: unknown) {
   if (typeof after === "number" && Number.isFinite(after)) {
     reply.header("retry-after", String(Math.max(0, Math.ceil(after))));
   }
-  if (status === 429 && !(typeof after === "number" && after <= 60)) {
+  // A 429 waiting cannot lift, and a feature this service does not have (501).
+  if ((status === 429 && !(typeof after === "number" && after <= 60)) || status === 501) {
     reply.header("x-should-retry", "false");
   }
   // A provider that refused the request itself (a key, a model name) refuses it again.

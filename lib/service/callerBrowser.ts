@@ -24,6 +24,8 @@ export async function pinCallerBrowser(
   path: (string | number)[],
   rule: AddressRule,
   timeoutMs = DEFAULT_TIMEOUT_MS,
+  /** The caller's cdpHeaders: its browser's host may want them on /json/version too. */
+  headers: Record<string, string> = {},
 ): Promise<string> {
   const refuse = (message: string): never => {
     throw new ServiceValidationError("start body", [{ path, message }]);
@@ -44,7 +46,7 @@ export async function pinCallerBrowser(
   const pinned = new URL(url.href);
   if (!tls) pinned.hostname = address.includes(":") ? `[${address}]` : address;
   if (/^wss?:$/.test(url.protocol)) return pinned.href;
-  const socket = await webSocketPath(pinned, timeoutMs).catch((error: unknown) => {
+  const socket = await webSocketPath(pinned, timeoutMs, headers).catch((error: unknown) => {
     throw new CallerBrowserUnreachable(
       `could not reach the browser at ${path.join(".")} (${url.origin}/json/version): ${readableReason(error)}`,
     );
@@ -57,8 +59,13 @@ export async function pinCallerBrowser(
 }
 
 /** What the browser at an http(s) address says its WebSocket is (its path is what we keep). */
-async function webSocketPath(base: URL, timeoutMs: number): Promise<URL> {
+async function webSocketPath(
+  base: URL,
+  timeoutMs: number,
+  headers: Record<string, string>,
+): Promise<URL> {
   const response = await fetch(new URL("/json/version", base), {
+    headers,
     // Followed, a redirect would reach an address nobody judged.
     redirect: "error",
     signal: AbortSignal.timeout(timeoutMs),

@@ -160,6 +160,7 @@ export class Session {
         init.modelApiKey,
         init.browser?.attach?.given,
         init.browser?.attach?.url,
+        ...Object.values(init.browser?.attach?.headers ?? {}),
       ],
     });
     const metrics = new RelayedMetrics(() => self?.sink);

@@ -28,7 +28,7 @@ export interface SessionBrowser {
     "executablePath" | "args" | "ignoreDefaultArgs" | "userDataDir" | "ignoreHTTPSErrors"
   >;
   /** The caller's own browser instead: its address as given (answered back), and as judged. */
-  attach?: { given: string; url: string };
+  attach?: { given: string; url: string; headers?: Record<string, string> };
   pages?: PageSettings;
   /** `acceptDownloads: false`, or the operator-allowed `downloadsPath`. */
   downloads?: { deny: true } | { folder: string };
@@ -65,7 +65,14 @@ export function browserOptions(
 } {
   const sized = viewport ? { viewport } : {};
   if (browser?.attach) {
-    return { localBrowserLaunchOptions: { cdpUrl: browser.attach.url, ...sized } };
+    const { url, headers } = browser.attach;
+    return {
+      localBrowserLaunchOptions: {
+        cdpUrl: url,
+        ...(headers ? { cdpHeaders: headers } : {}),
+        ...sized,
+      },
+    };
   }
   return {
     egress: { refuse: rule.refuse, allowHosts: rule.allowHosts ?? [] },

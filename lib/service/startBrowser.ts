@@ -15,6 +15,7 @@ import type { BrowserConfig, WireLaunchOptions } from "../api/startBrowser.js";
 import { resolveExecutable } from "../browser/executable.js";
 import { ServiceValidationError } from "../errors.js";
 import type { AddressRule } from "../net/addressRule.js";
+import { CdpHeadersSchema } from "../options.js";
 import { pinCallerBrowser } from "./callerBrowser.js";
 import type { SessionBrowser } from "./sessionBrowser.js";
 
@@ -204,12 +205,12 @@ export async function planBrowser(
   }
   const connectTimeoutMs = connectTimeout(options.connectTimeoutMs, issues, notes);
   const given = callerAddress(browser, issues);
-  if (given && !policy.callerCdp) {
-    issues.push({
-      path: given.path,
-      message:
-        "not allowed on this service: its operator has not allowed attaching sessions to a caller's own browser (WAYFARER_ALLOW_CALLER_CDP=1)",
-    });
+  const notAllowed =
+    "not allowed on this service: its operator has not allowed attaching sessions to a caller's own browser (WAYFARER_ALLOW_CALLER_CDP=1)";
+  if (given && !policy.callerCdp) issues.push({ path: given.path, message: notAllowed });
+  const cdpHeaders = callerHeaders(options.cdpHeaders, issues);
+  if (options.cdpHeaders && !policy.callerCdp && !given) {
+    issues.push({ path: at("cdpHeaders"), message: notAllowed });
   }
   if (issues.length) refuse(issues);
 
@@ -252,8 +253,12 @@ export async function planBrowser(
         `attached to your browser: launch options unused (it is launched already): ${unused.map((k) => `browser.launchOptions.${k}`).join(", ")}`,
       );
     }
-    const url = await pinCallerBrowser(given.url, given.path, rule, connectTimeoutMs);
-    return { browser: { launch: {}, attach: { given: given.url, url }, ...common }, viewport };
+    const url = await pinCallerBrowser(given.url, given.path, rule, connectTimeoutMs, cdpHeaders);
+    const attach = { given: given.url, url, ...(cdpHeaders ? { headers: cdpHeaders } : {}) };
+    return { browser: { launch: {}, attach, ...common }, viewport };
+  }
+  if (cdpHeaders) {
+    notes.push("browser.launchOptions.cdpHeaders ignored: there is no cdpUrl to send them to");
   }
   const args = [
     ...keptArgs(options.args ?? [], notes),
@@ -283,6 +288,7 @@ async function isServiceBinary(path: string): Promise<boolean> {
 /** What still applies to a browser the caller launched: its pages, and how long to wait. */
 const ATTACHED_KEYS = new Set([
   "cdpUrl",
+  "cdpHeaders",
   "connectTimeoutMs",
   "viewport",
   "locale",
@@ -311,6 +317,23 @@ function switchName(arg: string): string {
   const bare = arg.replace(/^-+/, "");
   const eq = bare.indexOf("=");
   return (eq === -1 ? bare : bare.slice(0, eq)).toLowerCase();
+}
+
+/** The caller's cdpHeaders, checked as the library checks them; undefined when none or refused. */
+function callerHeaders(
+  given: Record<string, string> | undefined,
+  issues: Issue[],
+): Record<string, string> | undefined {
+  if (given === undefined) return undefined;
+  const parsed = CdpHeadersSchema.safeParse(given);
+  if (parsed.success) return Object.keys(parsed.data).length ? parsed.data : undefined;
+  for (const issue of parsed.error.issues) {
+    issues.push({
+      path: ["browser", "launchOptions", "cdpHeaders", ...issue.path.map(String)],
+      message: issue.message,
+    });
+  }
+  return undefined;
 }
 
 /** The caller's browser to attach to, in either of the reference's spellings; one address only. */

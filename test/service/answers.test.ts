@@ -23,7 +23,7 @@ const STATUS: Record<string, number> = {
   ServiceNotInitializedError: 500,
   ServiceInitError: 500,
   ServiceEnvironmentError: 500,
-  MissingEnvironmentVariableError: 500,
+  MissingEnvironmentVariableError: 501,
   BrowserbaseSessionNotFoundError: 404,
   MissingLLMConfigurationError: 400,
   InvalidAISDKModelFormatError: 400,

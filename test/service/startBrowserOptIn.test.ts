@@ -7,7 +7,7 @@
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -239,6 +239,83 @@ describe("browser.cdpUrl: the caller's own browser", () => {
       }
     } finally {
       await own.stop();
+    }
+  });
+
+  it("sends cdpHeaders to the caller's browser host (its /json/version and its WebSocket), never showing their values", async () => {
+    const own = await startOwnBrowser();
+    const TOKEN = "Bearer caller-host-token-0123456789";
+    const seen: (string | undefined)[] = [];
+    // The caller's browser behind a gate that wants its token, as a hosted browser's would.
+    const gate = createHttpServer(async (req, res) => {
+      seen.push(req.headers.authorization);
+      if (req.headers.authorization !== TOKEN) return void res.writeHead(401).end();
+      const version = await fetch(`http://127.0.0.1:${own.port}${req.url}`);
+      res.writeHead(version.status, { "content-type": "application/json" });
+      res.end(await version.text());
+    });
+    gate.on("upgrade", (req, socket, head) => {
+      seen.push(req.headers.authorization);
+      if (req.headers.authorization !== TOKEN) {
+        socket.end("HTTP/1.1 401 Unauthorized\r\n\r\n");
+        return;
+      }
+      const upstream = connect(own.port, "127.0.0.1", () => {
+        const lines = [`${req.method} ${req.url} HTTP/1.1`];
+        for (let i = 0; i < req.rawHeaders.length; i += 2) {
+          lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+        }
+        upstream.write(`${lines.join("\r\n")}\r\n\r\n`);
+        upstream.write(head);
+        socket.pipe(upstream).pipe(socket);
+      });
+      upstream.on("error", () => socket.destroy());
+      socket.on("error", () => upstream.destroy());
+    });
+    await new Promise<void>((done) => gate.listen(0, "127.0.0.1", () => done()));
+    const gateUrl = `http://127.0.0.1:${(gate.address() as AddressInfo).port}`;
+    try {
+      const refused = await start({ browser: { type: "local", cdpUrl: gateUrl } });
+      expect(refused.status).toBe(502);
+      const answer = await start({
+        browser: {
+          type: "local",
+          cdpUrl: gateUrl,
+          launchOptions: { cdpHeaders: { Authorization: TOKEN } },
+        },
+      });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.text).not.toContain("caller-host-token");
+      const id = answer.body.data.sessionId as string;
+      const navigated = await service.call("POST", `/v1/sessions/${id}/navigate`, {
+        body: { url: pages.url("basic.html") },
+      });
+      expect(navigated.status, navigated.text).toBe(200);
+      expect(seen.filter((h) => h === TOKEN).length).toBeGreaterThanOrEqual(2);
+      expect((await end(id)).status).toBe(200);
+    } finally {
+      gate.closeAllConnections();
+      await new Promise((done) => gate.close(done));
+      await own.stop();
+    }
+  });
+
+  it("refuses cdpHeaders the connection sets itself, or on more than one line", async () => {
+    for (const [headers, message] of [
+      [{ Host: "elsewhere" }, /no header the connection sets itself/],
+      [{ "Sec-WebSocket-Key": "x" }, /no header the connection sets itself/],
+      [{ "X-Token": "a\r\nInjected: 1" }, /a value on one line/],
+      [{ "bad name": "x" }, /expected HTTP header names/],
+    ] as const) {
+      const refused = await start({
+        browser: {
+          cdpUrl: "ws://127.0.0.1:9/devtools/browser/x",
+          launchOptions: { cdpHeaders: headers },
+        },
+      });
+      expect(refused.status, JSON.stringify(headers)).toBe(400);
+      expect(refused.body.message).toContain("browser.launchOptions.cdpHeaders");
+      expect(refused.body.message).toMatch(message);
     }
   });
 
