@@ -38,12 +38,20 @@ const SETTINGS = ["tsconfig.json", relative(ROOT, import.meta.filename)];
 const ENTRIES = [
   { source: SOURCE_ENTRY, bundle: "service", entry: BUILT_ENTRY, what: "The service" },
   { source: MCP_SOURCE_ENTRY, bundle: "mcp", entry: BUILT_MCP_ENTRY, what: "The MCP server" },
+  {
+    source: join("lib", "browser", "egressWorker.ts"),
+    bundle: "egress",
+    entry: join("dist", "wayfarer-egress.js"),
+    what: "The egress guard's worker (started by the service as root)",
+  },
 ];
 
 /** An entry: source maps on before the bundle loads, so its stack traces are mapped. */
 const entryText = (e: (typeof ENTRIES)[number]) =>
   `// Built by scripts/build.ts (esbuild ${esbuildVersion}). ${e.what}: node ${e.entry}
 process.setSourceMapsEnabled(true);
+// Where the built entries are: the service starts the egress worker's from here.
+globalThis.__wayfarerBuilt = import.meta.dirname;
 await import("./${e.bundle}.js");
 `;
 

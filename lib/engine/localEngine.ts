@@ -4,6 +4,7 @@
 
 import type { CdpHub } from "../browser/cdpHub.js";
 import { Context, type ContextSettings } from "../browser/context.js";
+import { openEgressProxy } from "../browser/egressHost.js";
 import { type EgressProxy, startEgressProxy } from "../browser/egressProxy.js";
 import { type LaunchedBrowser, launchBrowser, type RunAs } from "../browser/launch.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
@@ -135,7 +136,9 @@ export class LocalEngine implements Engine {
   private async launchOptions(): Promise<ResolvedLaunchOptions> {
     const { launch, egress, logger } = this.options;
     if (!egress) return launch;
-    this.egress = await startEgressProxy({ rule: egress, onRefused: this.refused });
+    // A service's session (confined): in the guard's own unprivileged process when we are root.
+    const open = this.options.confine ? openEgressProxy : startEgressProxy;
+    this.egress = await open({ rule: egress, onRefused: this.refused });
     const guarded = behindGuard(launch, this.egress.url);
     if (guarded.dropped.length) {
       logger.warn("browser", "dropped proxy switches: the egress guard is the browser's proxy", {

@@ -14,7 +14,8 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
 import type { Page } from "playwright-core";
-import { type EgressProxy, startEgressProxy } from "../browser/egressProxy.js";
+import { openEgressProxy } from "../browser/egressHost.js";
+import type { EgressProxy } from "../browser/egressProxy.js";
 import { type LaunchedBrowser, launchBrowser } from "../browser/launch.js";
 import { behindGuard, type WarmBrowser } from "../engine/localEngine.js";
 import { launchProfile } from "../engine/select.js";
@@ -182,7 +183,7 @@ export class WarmBrowsers {
     let listener: ((target: string, reason: string) => void) | undefined;
     try {
       const runAs = this.parts.users.take(id);
-      egress = await startEgressProxy({
+      egress = await openEgressProxy({
         rule: this.parts.rule,
         // Nothing is loaded before a session takes it; from then on, the session's log hears.
         onRefused: (target, reason) => listener?.(target, reason),

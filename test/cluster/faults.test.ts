@@ -14,7 +14,12 @@ import { CLUSTER_KEYS, type Cluster, sessionAt, startCluster, v1 } from "../supp
 import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js";
 import { shopModel } from "../support/llm/shopModel.js";
 import { freePort } from "../support/ports.js";
-import { commandLineIfLive, liveDescendants, stillLive } from "../support/processes.js";
+import {
+  commandLineIfLive,
+  isEgressWorker,
+  liveDescendants,
+  stillLive,
+} from "../support/processes.js";
 import { useStaticServer } from "../support/staticServer.js";
 import { describeNeeding } from "../support/systemPackages.js";
 import { gate, within } from "../support/waiting.js";
@@ -43,7 +48,7 @@ const outline = (base: string, id: string) =>
 function browsersOf(pid: number): { pids: number[]; folders: string[] } {
   const pids = liveDescendants(pid).filter((p) => {
     const line = commandLineIfLive(p).join(" ");
-    return !line.startsWith("sh -c");
+    return !line.startsWith("sh -c") && !isEgressWorker(p);
   });
   const folders = pids
     .flatMap((p) => commandLineIfLive(p))

@@ -32,6 +32,7 @@ import { freePort } from "../support/ports.js";
 import {
   commandLine,
   commandLineIfLive,
+  isEgressWorker,
   liveDescendants,
   liveGroupMembers,
   stillRunning,
@@ -200,7 +201,8 @@ async function openSession(running: Entry): Promise<string> {
 /** The browsers under the entry: each leads a process group of its own (the lifeline's sh aside). */
 const browsersOf = (running: Entry) =>
   liveDescendants(running.child.pid!).filter(
-    (pid) => pid !== running.child.pid && commandLineIfLive(pid)[0] !== "sh",
+    (pid) =>
+      pid !== running.child.pid && commandLineIfLive(pid)[0] !== "sh" && !isEgressWorker(pid),
   );
 
 describe("bin/wayfarer-service as the Python SDK's local mode starts it", () => {
@@ -388,7 +390,7 @@ describe("bin/wayfarer-service as systemd runs it", () => {
     }).then((r) => r.json() as Promise<Answer>);
     expect(started.success).toBe(true);
     const browsers = liveDescendants(children[0]!).filter(
-      (pid) => pid !== children[0] && commandLineIfLive(pid)[0] !== "sh",
+      (pid) => pid !== children[0] && commandLineIfLive(pid)[0] !== "sh" && !isEgressWorker(pid),
     );
     expect(browsers.length).toBeGreaterThan(0);
     process.kill(running.child.pid!, "SIGTERM");

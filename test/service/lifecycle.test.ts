@@ -15,6 +15,7 @@ import { type ModelKitServer, serveModelKit } from "../support/llm/modelHttp.js"
 import { shopModel } from "../support/llm/shopModel.js";
 import {
   commandLineIfLive,
+  isEgressWorker,
   liveDescendants,
   stillLive,
   stillRunning,
@@ -94,7 +95,8 @@ async function sessionOn(base: string, page: string): Promise<string> {
 /** The browsers under the service: each in a process group of its own (its lifeline shell aside). */
 const browsersOf = (running: ServiceProcess) =>
   liveDescendants(running.child.pid!).filter(
-    (pid) => pid !== running.child.pid && commandLineIfLive(pid)[0] !== "sh",
+    (pid) =>
+      pid !== running.child.pid && commandLineIfLive(pid)[0] !== "sh" && !isEgressWorker(pid),
   );
 
 describe("npm run service", () => {

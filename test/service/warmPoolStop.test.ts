@@ -7,7 +7,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { commandLineIfLive, liveDescendants, stillRunning } from "../support/processes.js";
+import {
+  commandLineIfLive,
+  isEgressWorker,
+  liveDescendants,
+  stillRunning,
+} from "../support/processes.js";
 import { scrape } from "../support/prometheus.js";
 import { type ServiceProcess, startService } from "../support/serviceProcess.js";
 import { within } from "../support/waiting.js";
@@ -32,7 +37,8 @@ afterEach(async () => {
 /** The service's browsers: every process under it but its own shell helpers. */
 const browsersOf = (running: ServiceProcess) =>
   liveDescendants(running.child.pid!).filter(
-    (pid) => pid !== running.child.pid && commandLineIfLive(pid)[0] !== "sh",
+    (pid) =>
+      pid !== running.child.pid && commandLineIfLive(pid)[0] !== "sh" && !isEgressWorker(pid),
   );
 
 const warmOf = async (running: ServiceProcess) =>

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Cluster, type Instance, startCluster, v1 } from "../support/cluster.js";
-import { commandLineIfLive, liveDescendants } from "../support/processes.js";
+import { commandLineIfLive, isEgressWorker, liveDescendants } from "../support/processes.js";
 import { scrape } from "../support/prometheus.js";
 import { useStaticServer } from "../support/staticServer.js";
 import { describeNeeding } from "../support/systemPackages.js";
@@ -40,7 +40,7 @@ const browsersUnder = (instance: Instance) =>
   liveDescendants(instance.child.pid!).filter((pid) => {
     // Chromium rewrites its command line as one string: its helpers' name their --type.
     const line = commandLineIfLive(pid).join(" ");
-    return line !== "" && !line.startsWith("sh ") && !/ --type=/.test(line);
+    return line !== "" && !line.startsWith("sh ") && !/ --type=/.test(line) && !isEgressWorker(pid);
   });
 
 async function warmOn(instance: Instance): Promise<void> {

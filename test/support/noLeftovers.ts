@@ -5,10 +5,12 @@
  * process groups, so this sees their helpers too.
  *
  * Files share their worker (isolate: false): this runs again for each file, which starts with
- * its own list of kept processes. What a test left behind is reported by that test and then
+ * its own list of kept processes (and the egress guard's worker, egressHost.ts, lives as long as the
+ * process). What a test left behind is reported by that test and then
  * killed, so it is not blamed on every test after it.
  */
 import { afterEach, expect } from "vitest";
+import { egressWorkerPid } from "../../lib/browser/egressHost.js";
 import { keptProcesses } from "./keptProcesses.js";
 import { liveDescendants } from "./processes.js";
 
@@ -16,7 +18,11 @@ keptProcesses.clear();
 
 afterEach(async () => {
   const end = Date.now() + 5_000;
-  const leftovers = () => liveDescendants(process.pid).filter((pid) => !keptProcesses.has(pid));
+  // The egress guard's worker serves every service of this process for its whole life.
+  const leftovers = () =>
+    liveDescendants(process.pid).filter(
+      (pid) => !keptProcesses.has(pid) && pid !== egressWorkerPid(),
+    );
   let left = leftovers();
   while (left.length && Date.now() < end) {
     await new Promise((r) => setTimeout(r, 50));

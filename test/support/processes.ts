@@ -140,3 +140,11 @@ export async function stillLive(pids: number[], timeoutMs = 2_000): Promise<numb
   while (alive().length && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
   return alive();
 }
+
+/**
+ * The egress guard's worker (lib/browser/egressHost.ts): a node process a service running as
+ * root starts beside its browsers. Counted apart from them.
+ */
+export function isEgressWorker(pid: number): boolean {
+  return /egressWorker\.[jt]s|wayfarer-egress\.js/.test(commandLineIfLive(pid).join(" "));
+}
