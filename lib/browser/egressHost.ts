@@ -68,8 +68,8 @@ class EgressWorker {
       // The sources run under tsx, resolved from the checkout's root; a build needs nothing.
       execArgv: !built && source ? ["--import", "tsx"] : [],
       cwd: join(import.meta.dirname, "..", ".."),
-      // No secret of ours: PATH alone.
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      // No secret of ours, nor anything else: it starts no program.
+      env: {},
       stdio: ["ignore", "ignore", "inherit", "ipc"],
       serialization: "json",
     });

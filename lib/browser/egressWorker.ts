@@ -3,7 +3,7 @@
  * holds every session's guard and makes their connections as an unprivileged user, so that no
  * request of a page leaves with root's rights where a host's firewall trusts root (Azure lets
  * only uid 0 reach its WireServer). It drops to that user once its code is loaded, keeps no
- * secret (its environment is PATH alone) and ends when the process that started it does.
+ * secret (its environment is empty) and ends when the process that started it does.
  *
  * Messages, as plain JSON over the IPC channel: `open {id, rule}` → `opened {id, url}` or
  * `failed {id, message}`; `close {id}` → `closed {id}`; and `refused {id, target, reason}` for
@@ -17,10 +17,9 @@ const NOBODY = 65_534;
 const send = (message: WorkerMessage) => process.send?.(message);
 
 if (process.getuid?.() === 0) {
-  const uid = Number(process.env.WAYFARER_EGRESS_UID ?? NOBODY);
   process.setgroups?.([]);
-  process.setgid?.(uid);
-  process.setuid?.(uid);
+  process.setgid?.(NOBODY);
+  process.setuid?.(NOBODY);
 }
 
 const proxies = new Map<number, EgressProxy>();

@@ -62,9 +62,9 @@ describe.skipIf(!asRoot)("the egress guard of a service running as root", () => 
       expect(status).toMatch(/^Uid:\s+65534\s+65534\s+65534\s+65534$/m);
       expect(status).toMatch(/^Groups:\s*$/m);
       const environment = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
-      // PATH, and Node's own IPC channel to the service.
+      // Nothing but Node's own IPC channel to the service.
       const names = environment.map((entry) => entry.split("=")[0]!);
-      expect(names.filter((name) => !name.startsWith("NODE_CHANNEL_"))).toEqual(["PATH"]);
+      expect(names.filter((name) => !name.startsWith("NODE_CHANNEL_"))).toEqual([]);
     } finally {
       await service.call("POST", `/v1/sessions/${id}/end`);
     }
