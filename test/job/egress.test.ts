@@ -126,9 +126,22 @@ describe("the job's rule", () => {
     judgeHost(host, (await jobEgressRule({ url, egress }, {}))!, lookup);
 
   it("refuses metadata, loopback and private addresses to a page on the web", async () => {
-    for (const host of ["169.254.169.254", "metadata.google.internal", "127.0.0.1", "10.0.0.1"]) {
+    for (const host of [
+      "169.254.169.254",
+      "metadata.google.internal",
+      "127.0.0.1",
+      "10.0.0.1",
+      // The clouds' host services (lib/net/hostServices.ts): Azure's WireServer, Alibaba's.
+      "168.63.129.16",
+      "::ffff:a83f:8110",
+      "100.100.100.200",
+    ]) {
       expect(await verdict("https://shop.test/", host), host).toHaveProperty("refused");
     }
+    // Not even the job's own page opens one: its address is never let through.
+    expect(await verdict("http://168.63.129.16/machine/", "168.63.129.16")).toHaveProperty(
+      "refused",
+    );
     expect(await verdict("https://shop.test/", "shop.test")).toEqual({
       addresses: ["93.184.216.34"],
     });
