@@ -107,7 +107,12 @@ describe("GET /metrics", () => {
     const [A, B] = [a.body.data.sessionId as string, b.body.data.sessionId as string];
     const ready = await service.call("GET", "/readyz", { key: null });
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ ready: true, sessions: { live: 2, capacity: 3, room: 1 } });
+    expect(ready.body).toEqual({
+      ready: true,
+      sessions: { live: 2, capacity: 3, room: 1 },
+      // What this host gives a session's browser (test/service/failClosed.test.ts reads it).
+      protections: expect.objectContaining({ cdp: "pipe" }),
+    });
     const shop = { url: pages.url("outline/shop.html"), options: {} };
     expect((await op(A, "navigate", shop)).status).toBe(200);
     expect((await op(B, "navigate", shop)).status).toBe(200);
