@@ -160,7 +160,7 @@ export class ModelClient implements Models {
 
   /**
    * Refuses a call that would take the client past its cap: what was spent, plus the prompt's
-   * estimate (the outline's, 3.2 characters a token; an image counts as nothing).
+   * estimate (lib/tokens.ts, by script; an image counts as nothing).
    */
   private checkCap(promptText: string): void {
     const cap = this.settings.tokenCap;

@@ -6,7 +6,7 @@
  * (in which frame, form or dialog). A single line over the budget (a huge text) is cut into
  * pieces.
  */
-import { estimateTokens } from "../tokens.js";
+import { estimateTokens, pieceEnd } from "../tokens.js";
 import type { OutlineLine } from "./outline.js";
 
 /** Default token budget of one chunk (see docs/guide/extract.md, "Chunks"). */
@@ -26,7 +26,15 @@ export interface Chunk {
 
 /** `head`: the line every chunk starts with (the page's title line), if any. */
 export function chunkOutline(outline: OutlineLine[], budget: number, head?: string): Chunk[] {
-  const lines = outline.flatMap((line) => splitLong(line, budget));
+  // A line over the budget is cut to fit beside what opens its chunk (the head, its ancestors).
+  const lines = outline.flatMap((line, index) => {
+    if (estimateTokens(line.text) <= budget) return [line];
+    const opening = [
+      ...(head === undefined ? [] : [head]),
+      ...ancestorsOf(outline, index).map((l) => l.text),
+    ];
+    return splitLong(line, Math.max(1, budget - estimateTokens(opening.join("\n")) - 1));
+  });
   const chunks: Chunk[] = [];
   let i = 0;
   if (lines.length === 0 && head !== undefined) {
@@ -94,11 +102,14 @@ function splitLong(line: OutlineLine, budget: number): OutlineLine[] {
   if (estimateTokens(line.text) <= budget) return [line];
   const indent = " ".repeat(depthOf(line.text));
   const body = line.text.slice(indent.length);
-  // Characters per piece, leaving room for the indentation and the estimate's rounding.
-  const size = Math.max(1, Math.floor((budget - 2) * 3.2) - indent.length);
+  // Tokens per piece, leaving room for the indentation and the estimate's rounding; counted by
+  // script (a piece of Chinese holds about a third of the characters of one of English).
+  const room = Math.max(1, budget - 2 - estimateTokens(indent));
   const pieces: OutlineLine[] = [];
-  for (let i = 0; i < body.length; i += size) {
-    pieces.push({ text: indent + body.slice(i, i + size), top: line.top });
+  for (let i = 0; i < body.length; ) {
+    const end = pieceEnd(body, i, room);
+    pieces.push({ text: indent + body.slice(i, end), top: line.top });
+    i = end;
   }
   return pieces;
 }

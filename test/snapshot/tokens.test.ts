@@ -1,0 +1,105 @@
+/**
+ * The token estimate by script, and a budget that holds for every script. The figures each
+ * script's estimate must not fall below are o200k's own counts of these very texts (measured with
+ * gpt-tokenizer 4.0.0, the snapshot bench's tokenizer, when this test was written): an estimate
+ * under them would let a chunk or a call pass its budget. A page of 36,000 Chinese characters,
+ * 35,725 o200k tokens, once came out as 11,250.
+ */
+import { describe, expect, it } from "vitest";
+import { chunkOutline } from "../../lib/snapshot/chunks.js";
+import { estimateTokens, pieceEnd } from "../../lib/tokens.js";
+
+/** Each text once, with its o200k count. */
+const MEASURED: [string, string, number][] = [
+  [
+    "zh",
+    "我们的团队在过去的一年里取得了显著的进展，包括新产品的发布和市场份额的增长。用户反馈非常积极，我们将继续努力。",
+    35,
+  ],
+  [
+    "ja",
+    "東京の天気は明日晴れるでしょう。週末には友達と一緒に公園へ行く予定です。カタカナのテストもします。",
+    38,
+  ],
+  [
+    "ko",
+    "오늘 날씨가 정말 좋네요. 우리는 내일 공원에 갈 예정입니다. 한국어 텍스트의 토큰 수를 측정합니다.",
+    32,
+  ],
+  [
+    "ru",
+    "Сегодня хорошая погода. Мы собираемся пойти в парк завтра. Измеряем количество токенов.",
+    23,
+  ],
+  ["ar", "الطقس جميل اليوم. سنذهب إلى الحديقة غدا. نقيس عدد الرموز في النص العربي.", 23],
+  ["hi", "आज मौसम बहुत अच्छा है। हम कल पार्क जाने वाले हैं। हिंदी पाठ के टोकन गिनते हैं।", 24],
+  ["th", "วันนี้อากาศดีมาก พวกเราจะไปสวนสาธารณะพรุ่งนี้ วัดจำนวนโทเค็นในข้อความภาษาไทย", 29],
+  ["el", "Σήμερα ο καιρός είναι πολύ ωραίος. Αύριο θα πάμε στο πάρκο.", 21],
+  [
+    "en",
+    "The quick brown fox jumps over the lazy dog. We measure tokens of English text here.",
+    18,
+  ],
+  ["emoji", "🙂🚀🎉👍🏽", 8],
+];
+
+describe("estimateTokens", () => {
+  it("is at least o200k's count in every script measured", () => {
+    for (const [script, text, o200k] of MEASURED) {
+      expect(estimateTokens(text), script).toBeGreaterThanOrEqual(o200k);
+    }
+  });
+
+  it("counts a Chinese character 1.1 tokens, English text as before (3.2 characters a token)", () => {
+    expect(estimateTokens("中".repeat(36_000))).toBe(39_600);
+    expect(estimateTokens("a".repeat(32_000))).toBe(10_000);
+    expect(estimateTokens("")).toBe(0);
+  });
+});
+
+describe("pieceEnd", () => {
+  it("cuts any script into pieces within the budget, never inside a character", () => {
+    const text = MEASURED.map(([, t]) => t)
+      .join(" ")
+      .repeat(5);
+    for (const budget of [1, 2, 5, 17, 64]) {
+      let pieces = 0;
+      for (let i = 0; i < text.length; ) {
+        const end = pieceEnd(text, i, budget);
+        const piece = text.slice(i, end);
+        expect(end).toBeGreaterThan(i);
+        if ([...piece].length > 1) expect(estimateTokens(piece)).toBeLessThanOrEqual(budget);
+        // A piece never ends on the first half of a character.
+        const last = piece.charCodeAt(piece.length - 1);
+        if (end < text.length) expect(last >= 0xd800 && last <= 0xdbff, piece).toBe(false);
+        i = end;
+        pieces++;
+      }
+      expect(pieces).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("an outline of Chinese text, chunked", () => {
+  it("keeps every chunk within its budget (a 36,000-character page once made one part of 35,725 tokens)", () => {
+    const paragraph =
+      "我们的团队在过去的一年里取得了显著的进展，包括新产品的发布和市场份额的增长。";
+    const lines = [
+      { text: 'document "新闻"', top: 0 },
+      ...Array.from({ length: 200 }, (_, i) => ({
+        text: `  paragraph "${paragraph.repeat(4)}"`,
+        top: i * 20,
+      })),
+      { text: `  paragraph "${"长".repeat(20_000)}"`, top: 5_000 },
+    ];
+    const budget = 12_000;
+    const chunks = chunkOutline(lines, budget);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) {
+      expect(chunk.tokens).toBe(estimateTokens(chunk.text));
+      expect(chunk.tokens).toBeLessThanOrEqual(budget);
+      // Real tokens of Chinese are about one a character: the chunk holds no more characters.
+      expect(chunk.text.length).toBeLessThanOrEqual(budget * 1.1);
+    }
+  });
+});
