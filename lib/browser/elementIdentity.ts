@@ -10,7 +10,7 @@ import { inPage } from "./inPage.js";
 
 /** The identity of an element already resolved (one call into the page). */
 export function identityOfElement(element: ElementHandle): Promise<ElementIdentity> {
-  return element.evaluate(inPage(identityIn));
+  return element.evaluate(inPage(identityIn) as (element: Element) => ElementIdentity);
 }
 
 /** The identity of what has the focus (through open shadow roots); null for the page itself. */
@@ -40,13 +40,33 @@ export function sameIdentity(a: ElementIdentity, b: ElementIdentity): boolean {
  * Runs in the page. Self-contained: the outline's walk (lib/snapshot) is sent it as source, to
  * record the identity of each element it gives an id.
  */
-export function identityIn(element: Element): ElementIdentity {
+export function identityIn(
+  element: Element,
+  /** Texts already read in this walk: the ancestors of a thousand links are read once. */
+  texts?: Map<Element, string>,
+): ElementIdentity {
   // The first 5,000 characters are plenty for the `max` kept, and an outline records this for
   // every element with an id: a long list's text is not normalised once per link in it.
   const words = (text: string | null | undefined, max: number) =>
     (text ?? "").slice(0, 5_000).replace(/\s+/g, " ").trim().slice(0, max);
-  // textContent, not innerText: the same answer whatever the layout, and no layout pass.
-  const textOf = (el: Element) => words(el.textContent, 300);
+  // textContent's first 5,000 characters, not innerText (the same answer whatever the layout,
+  // and no layout pass), read no further: textContent itself would build the whole text, and
+  // the parent of each of 16,000 links is the list of them all (quadratic, ten seconds).
+  const textStart = (el: Element) => {
+    const walker = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let text = "";
+    for (let node = walker.nextNode(); node && text.length < 5_000; node = walker.nextNode()) {
+      text += node.nodeValue ?? "";
+    }
+    return text;
+  };
+  const textOf = (el: Element) => {
+    const known = texts?.get(el);
+    if (known !== undefined) return known;
+    const text = words(textStart(el), 300);
+    texts?.set(el, text);
+    return text;
+  };
   const tag = element.tagName.toLowerCase();
   const type = (element.getAttribute("type") ?? "").toLowerCase();
   const implicit: Record<string, string> = {
@@ -73,13 +93,16 @@ export function identityIn(element: Element): ElementIdentity {
   const labelled = element
     .getAttribute("aria-labelledby")
     ?.split(/\s+/)
-    .map((id) => element.ownerDocument.getElementById(id)?.textContent ?? "")
+    .map((id) => {
+      const labelling = element.ownerDocument.getElementById(id);
+      return labelling ? textStart(labelling) : "";
+    })
     .join(" ");
   const labels = (element as HTMLInputElement).labels;
   const name = words(
     element.getAttribute("aria-label") ||
       labelled ||
-      (labels?.length ? [...labels].map((l) => l.textContent).join(" ") : "") ||
+      (labels?.length ? [...labels].map((l) => textStart(l)).join(" ") : "") ||
       element.getAttribute("alt") ||
       element.getAttribute("placeholder") ||
       (["button", "submit", "reset"].includes(type) ? (element as HTMLInputElement).value : "") ||

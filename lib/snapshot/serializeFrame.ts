@@ -19,13 +19,15 @@ export function serializeFrame(
   sem: PageSemantics,
   dom: { watch: () => DomWatcher; quietFor: (actionAge: number) => number },
   elementPath: (el: Element) => string,
-  identityOf: (el: Element) => ElementIdentity,
+  identityOf: (el: Element, texts?: Map<Element, string>) => ElementIdentity,
 ): FrameLines {
   const quietFor = dom.quietFor(request.actionAge);
   const watcher = dom.watch();
   const g = globalThis as unknown as Record<string, FrameStash> & { __wayfarer?: WorldStore };
   g.__wayfarer ??= { roots: new WeakMap(), checked: new WeakMap() };
   const store = g.__wayfarer;
+  // The texts identities read (an element's ancestors), for this walk only: a page's text changes.
+  const texts = new Map<Element, string>();
   g[request.key] ??= { candidates: [], sizes: [], frames: [] };
   const stash = g[request.key]!;
   stash.candidates = [];
@@ -428,7 +430,7 @@ export function serializeFrame(
     out.interactive.push(interactive ? 1 : 0);
     out.path.push(interactive || frame >= 0 ? pathOf(el) : "");
     out.url.push(url);
-    out.identity.push(interactive && request.identities ? identityOf(el) : null);
+    out.identity.push(interactive && request.identities ? identityOf(el, texts) : null);
     // Boxless elements (a closed select's options) sit where the line before them does; lines
     // of one element (its line, then its own words) share its box.
     if (el !== lastEl) {
