@@ -23,7 +23,7 @@ export interface Typing {
 }
 
 /** Keys, as a person types them; `clear` selects what the field holds and deletes it first. */
-async function typeKeys(page: PlaywrightPage, text: string, clear: boolean): Promise<void> {
+export async function typeKeys(page: PlaywrightPage, text: string, clear: boolean): Promise<void> {
   if (clear) {
     await page.keyboard.press("ControlOrMeta+A");
     await page.keyboard.press("Delete");

@@ -81,7 +81,7 @@ class EgressWorker {
         () => reject(new Error(`the egress guard's worker did not start in ${START_MS / 1000} s`)),
         START_MS,
       );
-      timer.unref();
+      // Ref'd while waiting: the answer is what this process waits for (cleared when it comes).
       this.child.once("message", (message: WorkerMessage) => {
         clearTimeout(timer);
         if (message.op === "ready") resolve();
@@ -146,7 +146,6 @@ class EgressWorker {
           }),
         START_MS,
       );
-      timer.unref();
       this.waiting.set(request.id * 2 + (request.op === "close" ? 1 : 0), (message) => {
         clearTimeout(timer);
         resolve(message);

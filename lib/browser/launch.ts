@@ -312,11 +312,11 @@ function stderrTail(child: ChildProcess): () => string {
   const tail: string[] = [];
   let buffered = "";
   child.stderr?.on("data", (chunk: Buffer) => {
-    // A page's huge console line reaches Chromium's log: a line is kept to its last few KB.
-    buffered = (buffered + chunk.toString("utf8")).slice(-STDERR_LINE_MAX);
-    const lines = buffered.split("\n");
-    buffered = lines.pop() ?? "";
-    tail.push(...lines);
+    // A page's huge console line reaches Chromium's log: each line, and the one under way, is
+    // kept to its last few KB (what is held never grows with the line).
+    const lines = (buffered + chunk.toString("utf8")).split("\n");
+    buffered = (lines.pop() ?? "").slice(-STDERR_LINE_MAX);
+    tail.push(...lines.map((line) => line.slice(-STDERR_LINE_MAX)));
     if (tail.length > 50) tail.splice(0, tail.length - 50);
   });
   return () => (tail.length ? `; its last output:\n${tail.slice(-15).join("\n")}` : "");

@@ -6,7 +6,7 @@
  */
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { addressBytes, type HostService, hostServiceOf } from "./hostServices.js";
+import { addressBytes, type HostService, hostServiceOf, within } from "./hostServices.js";
 
 /** What an address is, for the rule: the kinds a rule may refuse. */
 export type AddressKind = "link-local" | "loopback" | "private";
@@ -127,11 +127,7 @@ export function allowedAddress(address: string, rule: AddressRule): boolean {
     if (!range || range.length !== bytes.length) return false;
     const prefix = bits === undefined ? bytes.length * 8 : Number(bits);
     if (!Number.isInteger(prefix) || prefix < 0 || prefix > bytes.length * 8) return false;
-    for (let i = 0; i < prefix; i++) {
-      const bit = (b: number[]) => (b[i >> 3]! >> (7 - (i & 7))) & 1;
-      if (bit(bytes) !== bit(range)) return false;
-    }
-    return true;
+    return within(bytes, range, prefix);
   });
 }
 
@@ -195,32 +191,21 @@ export async function judgeHost(
 /**
  * Why a URL the library would fetch for a caller (a model's baseURL, say) is refused under the
  * rule; undefined when it may be fetched. A service checks these before any request.
+ * `unresolved`: a name that resolves to nothing is refused too (a URL a caller gives to be
+ * fetched later, where "does not resolve" is the caller's to fix).
  */
 export async function urlRefusal(
   url: string,
   rule: AddressRule,
   lookup?: Lookup,
-): Promise<string | undefined> {
-  const parsed = URL.parse(url);
-  if (!parsed || !/^https?:$/.test(parsed.protocol)) return "it is not an http(s) URL";
-  const verdict = await judgeHost(parsed.hostname, rule, lookup);
-  return "refused" in verdict ? verdict.refused : undefined;
-}
-
-/**
- * As urlRefusal, and a name that resolves to nothing is refused too: for a URL a caller gives
- * to be fetched later (a model's baseURL), where "does not resolve" is the caller's to fix.
- */
-export async function callerUrlRefusal(
-  url: string,
-  rule: AddressRule,
-  lookup?: Lookup,
+  unresolved: "pass" | "refuse" = "pass",
 ): Promise<string | undefined> {
   const parsed = URL.parse(url);
   if (!parsed || !/^https?:$/.test(parsed.protocol)) return "it is not an http(s) URL";
   const verdict = await judgeHost(parsed.hostname, rule, lookup);
   if ("refused" in verdict) return verdict.refused;
-  return verdict.addresses.length ? undefined : `${normalHost(parsed.hostname)} does not resolve`;
+  if (unresolved === "pass" || verdict.addresses.length) return undefined;
+  return `${normalHost(parsed.hostname)} does not resolve`;
 }
 
 /** A judge that resolves each host once and remembers the verdict a while. */

@@ -71,7 +71,8 @@ export function hostServiceOf(host: string): HostService | undefined {
     ?.service;
 }
 
-function within(bytes: number[], range: number[], prefix: number): boolean {
+/** Whether `bytes` share their first `prefix` bits with `range` (a CIDR match). */
+export function within(bytes: number[], range: number[], prefix: number): boolean {
   for (let i = 0; i < prefix; i++) {
     const bit = (b: number[]) => (b[i >> 3]! >> (7 - (i & 7))) & 1;
     if (bit(bytes) !== bit(range)) return false;

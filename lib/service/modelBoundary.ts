@@ -8,7 +8,7 @@
  */
 import { ServiceValidationError } from "../errors.js";
 import { callerModelRefusal, ownEndpointField } from "../model/endpoint.js";
-import { type AddressRule, callerUrlRefusal } from "../net/addressRule.js";
+import { type AddressRule, urlRefusal } from "../net/addressRule.js";
 
 /** Where a wire body may carry a model configuration. */
 const MODEL_PATHS = [
@@ -50,7 +50,7 @@ export async function checkCallerModels(
       if (generic || ownEndpointField(config)) config.apiKey = callerKey;
     }
     for (const [path, url] of urlsOf(config)) {
-      const why = await callerUrlRefusal(url, rule);
+      const why = await urlRefusal(url, rule, undefined, "refuse");
       if (why) {
         throw new ServiceValidationError("body", [
           { path: [outer, inner, ...path], message: `the service may not call this URL: ${why}` },

@@ -97,9 +97,8 @@ export class ChunkWalker {
   }
 }
 
-/** A line over the budget on its own (a huge text) is cut into pieces that fit. */
+/** A line over the budget on its own (a huge text) is cut into pieces that fit `budget`. */
 function splitLong(line: OutlineLine, budget: number): OutlineLine[] {
-  if (estimateTokens(line.text) <= budget) return [line];
   const indent = " ".repeat(depthOf(line.text));
   const body = line.text.slice(indent.length);
   // Tokens per piece, leaving room for the indentation and the estimate's rounding; counted by

@@ -10,7 +10,7 @@ import { putValue } from "../../browser/guardedInput.js";
 import { focusOrigins, focusTarget } from "../../browser/typingOrigin.js";
 import type { Deadline } from "../../timeout.js";
 import { checkTypedWhere, originOf, VariableOriginRefused, variablesIn } from "../../variables.js";
-import type { Typing } from "../computerActions.js";
+import { type Typing, typeKeys } from "../computerActions.js";
 import { showCursorAt } from "../cursor.js";
 import { captureMasked } from "../maskedCapture.js";
 import { type Screen, screenFor, toViewport } from "../screen.js";
@@ -74,12 +74,7 @@ export async function typeAtFocus(
 ): Promise<void> {
   const typing = typingFor(run, page, given);
   await typing.check();
-  if (typing.put) return typing.put(text, clear);
-  if (clear) {
-    await page.keyboard.press("ControlOrMeta+A");
-    await page.keyboard.press("Delete");
-  }
-  await page.keyboard.type(text);
+  await (typing.put ? typing.put(text, clear) : typeKeys(page, text, clear));
 }
 
 /** A run that began on no web page (about:blank) starts where it first goes. */

@@ -62,6 +62,19 @@ async function startOn(key: string, page: string): Promise<string> {
   return id;
 }
 
+/** A raw CDP client over the session's connectUrl, attached to its page. */
+async function onItsPage(id: string) {
+  const info = await call(KEYS.alpha, "GET", `/sessions/${id}`);
+  const cdp = await connectCdp(info.body.connectUrl as string);
+  const { targetInfos } = await cdp.send("Target.getTargets");
+  const page = targetInfos.find((t: { type: string }) => t.type === "page");
+  const { sessionId } = await cdp.send("Target.attachToTarget", {
+    targetId: page.targetId,
+    flatten: true,
+  });
+  return { cdp, sessionId: sessionId as string };
+}
+
 /** The service's resident memory now and at its peak, MB (Linux /proc). */
 function memoryMb(): { now: number; peak: number } {
   const status = readFileSync(`/proc/${service.child.pid}/status`, "utf8");
@@ -125,15 +138,8 @@ describe("a browser's message past the pipe's cap", () => {
 
   it("a key holder's evaluate answered with 600 MB fails that command alone: the session and the service go on", async () => {
     const id = await startOn(KEYS.alpha, "basic.html");
-    const info = await call(KEYS.alpha, "GET", `/sessions/${id}`);
-    const cdp = await connectCdp(info.body.connectUrl as string);
+    const { cdp, sessionId } = await onItsPage(id);
     try {
-      const { targetInfos } = await cdp.send("Target.getTargets");
-      const page = targetInfos.find((t: { type: string }) => t.type === "page");
-      const { sessionId } = await cdp.send("Target.attachToTarget", {
-        targetId: page.targetId,
-        flatten: true,
-      });
       const huge = await cdp.answer(
         "Runtime.evaluate",
         { expression: '"\\x01".repeat(1e8)', returnByValue: true },
@@ -158,15 +164,8 @@ describe("a browser's message past the pipe's cap", () => {
   it("a key holder's flood of commands the browser never answers: refused past the connection's cap, by name, and the service's memory stays flat", async () => {
     const id = await startOn(KEYS.alpha, "basic.html");
     const other = await startOn(KEYS.beta, "basic.html");
-    const info = await call(KEYS.alpha, "GET", `/sessions/${id}`);
-    const cdp = await connectCdp(info.body.connectUrl as string);
+    const { cdp, sessionId } = await onItsPage(id);
     try {
-      const { targetInfos } = await cdp.send("Target.getTargets");
-      const page = targetInfos.find((t: { type: string }) => t.type === "page");
-      const { sessionId } = await cdp.send("Target.attachToTarget", {
-        targetId: page.targetId,
-        flatten: true,
-      });
       const before = memoryMb().now;
       const never = { expression: "new Promise(() => {})", awaitPromise: true };
       const answers: Promise<unknown>[] = [];
