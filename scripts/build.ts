@@ -46,10 +46,14 @@ const ENTRIES = [
   },
 ];
 
-/** An entry: source maps on before the bundle loads, so its stack traces are mapped. */
+/**
+ * An entry. Source maps stay off unless asked for (NODE_OPTIONS=--enable-source-maps): with them
+ * on, Node maps every stack it formats through the map of each file in it, packages' too, and
+ * Playwright formats one on every call (about 5 % of the service's CPU; its first model answer
+ * paid 150 ms for the AI SDK's maps). docs/guide/operations.md says how to turn them on.
+ */
 const entryText = (e: (typeof ENTRIES)[number]) =>
   `// Built by scripts/build.ts (esbuild ${esbuildVersion}). ${e.what}: node ${e.entry}
-process.setSourceMapsEnabled(true);
 // Where the built entries are: the service starts the egress worker's from here.
 globalThis.__wayfarerBuilt = import.meta.dirname;
 await import("./${e.bundle}.js");

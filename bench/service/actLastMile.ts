@@ -10,103 +10,12 @@
  *
  *   BENCH_SECTIONS=actLastMile npm run bench:service      BENCH_ACTS=30 (default 15 per side)
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Client } from "../../lib/index.js";
 import { median } from "../median.js";
 import { BENCH_MODEL, postTo, type ServiceSide, startSides } from "./sides.js";
+import { close, startModelTap, startShop } from "./taps.js";
 
 const INSTRUCTION = "add green tea to the cart";
-
-/** The shop fixture's list, with buttons that tell the page's server of each click. */
-const SHOP = `<!doctype html>
-<html>
-  <head><title>Tea shop</title></head>
-  <body>
-    <h1>Tea shop</h1>
-    <ul>
-      <li><a href="/products/green">Green tea</a> <span>$4.50</span> <button onclick="add('green')">Add to cart</button></li>
-      <li><a href="/products/black">Black tea</a> <span>$3.20</span> <button onclick="add('black')">Add to cart</button></li>
-      <li><a href="/products/white">White tea</a> <span>$7.00</span> <button onclick="add('white')">Add to cart</button></li>
-      <li><a href="/products/oolong">Oolong</a> <span>$6.10</span> <button onclick="add('oolong')">Add to cart</button></li>
-    </ul>
-    <p>Every tea is packed by hand in our shop, weighed on the morning of shipping, and sealed in a tin.</p>
-    <p id="cart">Cart: empty</p>
-    <script>
-      let added = 0;
-      function add(item) {
-        added++;
-        fetch("/clicked?item=" + item + "&n=" + added, { method: "POST", keepalive: true });
-        document.getElementById("cart").textContent = "Cart: " + item + " (" + added + ")";
-      }
-    </script>
-  </body>
-</html>`;
-
-interface Listening {
-  server: Server;
-  origin: string;
-}
-
-async function listen(server: Server): Promise<Listening> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-const close = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-
-/** The page's server: the shop, and the time each click's request arrived. */
-async function startShop() {
-  const clicks: number[] = [];
-  const server = createServer((req, res) => {
-    if (req.url?.startsWith("/clicked")) {
-      clicks.push(performance.now());
-      req.resume();
-      return void res.writeHead(204).end();
-    }
-    if (req.url === "/shop.html") {
-      return void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(SHOP);
-    }
-    res.writeHead(404).end();
-  });
-  return { ...(await listen(server)), clicks };
-}
-
-/**
- * In front of the model kit: each request passed on whole, each answer written back whole, and
- * the time its last byte was handed to the socket (`finish`) noted.
- */
-async function startModelTap(modelUrl: string) {
-  const answered: number[] = [];
-  const kit = new URL(modelUrl);
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (typeof value === "string" && !["host", "connection", "content-length"].includes(name))
-        headers[name] = value;
-    }
-    const upstream = await fetch(`${kit.origin}${req.url}`, {
-      method: req.method,
-      headers,
-      body: chunks.length ? Buffer.concat(chunks) : undefined,
-    });
-    const body = Buffer.from(await upstream.arrayBuffer());
-    res.on("finish", () => answered.push(performance.now()));
-    res
-      .writeHead(upstream.status, {
-        "content-type": upstream.headers.get("content-type") ?? "application/json",
-      })
-      .end(body);
-  });
-  const listening = await listen(server);
-  return { ...listening, url: `${listening.origin}${kit.pathname}`, answered };
-}
 
 /** One way to ask for the act: a service's session, or the library in-process. */
 interface Actor {

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { armLifeline } from "../browser/lifeline.js";
+import { warmUpModels } from "../model/warmUp.js";
 import { readableMessage } from "../readableError.js";
 import { serviceConfig } from "./config.js";
 import { isolationLines } from "./isolation.js";
@@ -56,6 +57,8 @@ if (cluster && config.shared) {
   );
 }
 say(`listening on ${address}`);
+// The first model call's one-time costs, paid now rather than in a caller's first request.
+void warmUpModels();
 
 let stopping = false;
 const stop = (signal: string) => {

@@ -1,0 +1,129 @@
+/**
+ * Issue 44, item 3: `extract` with a schema. Per side of sides.ts, each a fresh process: the
+ * process's first extract (a session started and sent to the shop, nothing asked of a model
+ * before), then EXTRACTS more in rotating turns across the sides. Each figure: the whole extract
+ * as its caller sees it, and the part from the request to the first model request reaching the
+ * model (a tap in front of the model kit notes each arrival on this process's clock). Every
+ * extract asks in its own words, so nothing is answered from a cache.
+ *
+ *   BENCH_SECTIONS=extract npm run bench:service      BENCH_EXTRACTS=30 (default 20 per side)
+ */
+import { median } from "../median.js";
+import { postTo, type ServiceSide, startSides } from "./sides.js";
+import { close, startModelTap, startShop } from "./taps.js";
+
+/** The shop model answers `{item}` from the cart line when the schema asks for `item`. */
+const SCHEMA = {
+  type: "object",
+  properties: { item: { type: "string", description: "the item in the cart" } },
+  required: ["item"],
+};
+
+/** One structured-output request to the kit, as a side's first extract sends it. */
+async function warmKit(modelUrl: string): Promise<void> {
+  const answer = await fetch(`${modelUrl}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer sk-bench" },
+    body: JSON.stringify({
+      model: "gpt-4.1-mini",
+      input: [
+        {
+          role: "user",
+          content: [
+            { type: "input_text", text: "Instruction: which item\n\nPage outline:\nCart: empty" },
+          ],
+        },
+      ],
+      text: { format: { type: "json_schema", name: "answer", schema: SCHEMA } },
+    }),
+  });
+  await answer.text();
+}
+
+interface Timing {
+  /** Request to answer. */
+  ms: number;
+  /** Request to the first model request's arrival at the model. */
+  toModel: number;
+}
+
+export async function run(setup: { modelUrl: string }): Promise<void> {
+  const EXTRACTS = Number(process.env.BENCH_EXTRACTS ?? 20);
+  const shop = await startShop();
+  const tap = await startModelTap(setup.modelUrl);
+  const pageUrl = `${shop.origin}/shop.html`;
+  // The kit and the tap answer their own first request slower (msw's first match): paid here,
+  // not by the side that happens to extract first.
+  for (let i = 0; i < 3; i++) await warmKit(tap.url);
+  const sides = await startSides({ modelUrl: tap.url, sessions: 1 });
+  const sessions = new Map<ServiceSide, string>();
+  try {
+    for (const side of sides) {
+      const started = await postTo(side, "/sessions/start", side.startBody());
+      const { sessionId } = (started.json.data ?? {}) as { sessionId?: string };
+      if (!sessionId) throw new Error(`${side.name}: no session: ${JSON.stringify(started.json)}`);
+      await postTo(side, `/sessions/${sessionId}/navigate`, { url: pageUrl, options: {} });
+      sessions.set(side, sessionId);
+    }
+    let asked = 0;
+    const failures: string[] = [];
+    const extract = async (side: ServiceSide): Promise<Timing | undefined> => {
+      const seen = tap.asked.length;
+      const t0 = performance.now();
+      const answer = await postTo(side, `/sessions/${sessions.get(side)}/extract`, {
+        instruction: `which item is in the cart (ask ${++asked})`,
+        schema: SCHEMA,
+        options: {},
+      });
+      const arrived = tap.asked[seen];
+      const item = (answer.json.data as { result?: { item?: string } } | undefined)?.result?.item;
+      if (answer.status !== 200 || item !== "empty" || arrived === undefined) {
+        failures.push(
+          `${side.name}: ${answer.status} ${JSON.stringify(answer.json).slice(0, 200)}`,
+        );
+        return undefined;
+      }
+      return { ms: performance.now() - t0, toModel: arrived - t0 };
+    };
+
+    // Each side's first extract, one side at a time so no other works meanwhile.
+    const first = new Map<ServiceSide, Timing | undefined>();
+    for (const side of sides) first.set(side, await extract(side));
+    const later = new Map<ServiceSide, Timing[]>(sides.map((s) => [s, []]));
+    for (let round = 0; round < EXTRACTS; round++) {
+      const k = round % sides.length;
+      for (const side of [...sides.slice(k), ...sides.slice(0, k)]) {
+        const timing = await extract(side);
+        if (timing) later.get(side)!.push(timing);
+      }
+    }
+
+    console.log(
+      `extract with a schema, one session per side on the shop: the process's first extract, then p50 of ${EXTRACTS} more in rotating turns; "to the model": request → the first model request's arrival`,
+    );
+    const reference = sides.find((s) => s.name === "reference");
+    const p50 = (side: ServiceSide, key: keyof Timing) =>
+      median(later.get(side)!.map((t) => t[key]));
+    for (const side of sides) {
+      if (!later.get(side)!.length) {
+        console.log(`  ${side.name}: no extract measured`);
+        continue;
+      }
+      const f = first.get(side);
+      const vs = (key: keyof Timing) =>
+        reference && reference !== side && later.get(reference)!.length
+          ? ` (${(p50(side, key) / p50(reference, key)).toFixed(2)}× the reference)`
+          : "";
+      console.log(
+        `  ${side.name.padEnd(12)} extract p50 ${p50(side, "ms").toFixed(1)} ms${vs("ms")}, to the model ${p50(side, "toModel").toFixed(1)} ms${vs("toModel")}; first extract ${f ? `${f.ms.toFixed(0)} ms (to the model ${f.toModel.toFixed(0)}), ${(f.ms / p50(side, "ms")).toFixed(2)}× later ones` : "failed"}`,
+      );
+    }
+    if (failures.length) console.log(`  failed: ${failures.slice(0, 5).join("; ")}`);
+  } finally {
+    for (const [side, id] of sessions)
+      await postTo(side, `/sessions/${id}/end`, {}).catch(() => {});
+    for (const side of sides) await side.stop().catch(() => {});
+    await close(tap.server);
+    await close(shop.server);
+  }
+}
