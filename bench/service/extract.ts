@@ -45,6 +45,8 @@ interface Timing {
   ms: number;
   /** Request to the first model request's arrival at the model. */
   toModel: number;
+  /** The last model answer written to the extract's answer: the model call's own end. */
+  fromModel: number;
 }
 
 export async function run(setup: { modelUrl: string }): Promise<void> {
@@ -76,14 +78,22 @@ export async function run(setup: { modelUrl: string }): Promise<void> {
         options: {},
       });
       const arrived = tap.asked[seen];
+      const done = performance.now();
+      const lastAnswer = tap.answered.at(-1);
       const item = (answer.json.data as { result?: { item?: string } } | undefined)?.result?.item;
-      if (answer.status !== 200 || item !== "empty" || arrived === undefined) {
+      if (
+        answer.status !== 200 ||
+        item !== "empty" ||
+        arrived === undefined ||
+        lastAnswer === undefined ||
+        lastAnswer < arrived
+      ) {
         failures.push(
           `${side.name}: ${answer.status} ${JSON.stringify(answer.json).slice(0, 200)}`,
         );
         return undefined;
       }
-      return { ms: performance.now() - t0, toModel: arrived - t0 };
+      return { ms: done - t0, toModel: arrived - t0, fromModel: done - lastAnswer };
     };
 
     // Each side's first extract, one side at a time so no other works meanwhile.
@@ -99,7 +109,7 @@ export async function run(setup: { modelUrl: string }): Promise<void> {
     }
 
     console.log(
-      `extract with a schema, one session per side on the shop: the process's first extract, then p50 of ${EXTRACTS} more in rotating turns; "to the model": request → the first model request's arrival`,
+      `extract with a schema, one session per side on the shop: the process's first extract, then p50 of ${EXTRACTS} more in rotating turns; "to the model": request → the first model request's arrival; "after it": the model's last answer written → the extract's answer`,
     );
     const reference = sides.find((s) => s.name === "reference");
     const p50 = (side: ServiceSide, key: keyof Timing) =>
@@ -115,7 +125,7 @@ export async function run(setup: { modelUrl: string }): Promise<void> {
           ? ` (${(p50(side, key) / p50(reference, key)).toFixed(2)}× the reference)`
           : "";
       console.log(
-        `  ${side.name.padEnd(12)} extract p50 ${p50(side, "ms").toFixed(1)} ms${vs("ms")}, to the model ${p50(side, "toModel").toFixed(1)} ms${vs("toModel")}; first extract ${f ? `${f.ms.toFixed(0)} ms (to the model ${f.toModel.toFixed(0)}), ${(f.ms / p50(side, "ms")).toFixed(2)}× later ones` : "failed"}`,
+        `  ${side.name.padEnd(12)} extract p50 ${p50(side, "ms").toFixed(1)} ms${vs("ms")}, to the model ${p50(side, "toModel").toFixed(1)} ms${vs("toModel")}, after it ${p50(side, "fromModel").toFixed(1)} ms; first extract ${f ? `${f.ms.toFixed(0)} ms (to the model ${f.toModel.toFixed(0)}, after it ${f.fromModel.toFixed(0)}), ${(f.ms / p50(side, "ms")).toFixed(2)}× later ones` : "failed"}`,
       );
     }
     if (failures.length) console.log(`  failed: ${failures.slice(0, 5).join("; ")}`);

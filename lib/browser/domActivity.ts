@@ -23,6 +23,13 @@ export interface DomWatcher {
   quietFor(actionAge?: number): number;
   /** Watches a shadow root too (a document's observer does not see into them). */
   observe(root: ShadowRoot): void;
+  /**
+   * Marks the document as just read, and answers the mark: `changedSince(mark)` is false until
+   * anything changes (an element, an attribute, a text, a form field's value, the window's
+   * size) or another mark is made. Watches every change only until the first one.
+   */
+  stamp(): number;
+  changedSince(mark: number): boolean;
 }
 
 /** Runs in the isolated world: the watcher of this document, installed on first call. */
@@ -52,10 +59,27 @@ export function watchDom(): DomWatcher {
     addEventListener(type, onInput, { capture: true });
   for (const type of ["keyup", "input", "change"])
     addEventListener(type, onInput, { capture: true });
+  // Since the latest stamp: any change at all, seen by an observer that stops at the first.
+  let mark = 0;
+  let changed = true;
+  const roots: WeakRef<Node>[] = [];
+  const onChange = () => {
+    changed = true;
+    changes.disconnect();
+  };
+  const changes = new MutationObserver(onChange);
+  const everything = { childList: true, subtree: true, attributes: true, characterData: true };
+  for (const type of ["input", "change"])
+    addEventListener(type, () => changed || onChange(), { capture: true });
+  // The window's size as marked: read when asked, since a resize event waits for a frame.
+  let size = "";
+  const sizeNow = () => `${innerWidth}x${innerHeight}`;
   const watch = (node: Node) => {
     if (observed.has(node)) return;
     observed.add(node);
+    roots.push(new WeakRef(node));
     observer.observe(node, { childList: true, subtree: true });
+    if (!changed) changes.observe(node, everything);
   };
   // At document start there may be no element yet: start at the first chance.
   const start = () => {
@@ -80,6 +104,21 @@ export function watchDom(): DomWatcher {
       return loadedAt > 0 && last <= settledAt ? 2 ** 30 : performance.now() - last;
     },
     observe: watch,
+    stamp: () => {
+      start();
+      changes.disconnect();
+      changed = false;
+      size = sizeNow();
+      // The document itself too: a replaced root element is a change of the document's.
+      changes.observe(document, everything);
+      for (let i = roots.length - 1; i >= 0; i--) {
+        const root = roots[i]!.deref();
+        if (root) changes.observe(root, everything);
+        else roots.splice(i, 1);
+      }
+      return ++mark;
+    },
+    changedSince: (since) => changed || since !== mark || size !== sizeNow(),
   };
   return g.__wayfarerDom;
 }

@@ -20,6 +20,7 @@ import type { Logger } from "../log.js";
 import { forgetAsked, revealClosedRoots } from "./closedRoots.js";
 import { elementPath } from "./elementPath.js";
 import type { FrameLines } from "./frameLines.js";
+import type { DocumentMark } from "./outlineMarks.js";
 import { pageSemantics } from "./pageSemantics.js";
 import { serializeFrame } from "./serializeFrame.js";
 import { DocumentChangedError, PageScriptError } from "./snapshotErrors.js";
@@ -52,6 +53,8 @@ export interface Capture {
   identities: boolean;
   /** Worlds holding this capture's stash, cleaned afterwards. */
   touched: { owner: FrameSession; world: number }[];
+  /** Every document walked, with the change mark its walk ended on. */
+  marks: DocumentMark[];
   logger: Logger;
 }
 
@@ -132,6 +135,7 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
     if ((await revealClosedRoots(owner, world, capture.key, lines)) === 0) break;
     lines = await serialize(owner, world, request());
   }
+  capture.marks.push({ owner, world, stamp: lines.stamp });
   // The walk removed its stash itself: one message less for the clean-up.
   const at = capture.touched.lastIndexOf(touched);
   if (!lines.kept && at >= 0) capture.touched.splice(at, 1);

@@ -96,6 +96,7 @@ export function serializeFrame(
     kept: true,
     viewportHeight: window.innerHeight,
     scrollY: window.scrollY,
+    stamp: 0,
   };
   if (out.scopeLost) return out;
 
@@ -459,6 +460,8 @@ export function serializeFrame(
     visitElement(start, entries, ctx);
   }
   emit(entries, 0);
+  // Last: a change from here on is one the lines do not show.
+  out.stamp = watcher.stamp();
   out.candidates = stash.candidates.length;
   if (out.candidates) out.elements = document.getElementsByTagName("*").length;
   // Nothing after this walk reads the stash (no host to ask CDP about, no frame to find, no

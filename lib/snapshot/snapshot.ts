@@ -28,6 +28,7 @@ import {
 import { type Chunk, chunkOutline, DEFAULT_TOKEN_BUDGET, startChunk } from "./chunks.js";
 import { framePrefix, markElements } from "./marks.js";
 import { assembleOutline, type Outline } from "./outline.js";
+import { type DocumentMark, rememberMarks } from "./outlineMarks.js";
 import type { Mask } from "./quoting.js";
 import { actionSettled, DOM_GRACE_MS, domWait, networkIdle } from "./settle.js";
 import { DocumentChangedError, missingScope, toSnapshotError } from "./snapshotErrors.js";
@@ -72,7 +73,7 @@ export async function takeSnapshot(
   const graceEndsAt = Math.min(settleEndsAt, Date.now() + DOM_GRACE_MS);
   deadline.step("capture");
   for (;;) {
-    const { outline, quietFor } = await captureWithRetries(page, request, deadline, logger);
+    const { outline, quietFor, marks } = await captureWithRetries(page, request, deadline, logger);
     const wait = domWait(quietFor, graceEndsAt);
     if (wait > 0) waitedFor.push("the DOM");
     if (wait === 0) {
@@ -80,7 +81,9 @@ export async function takeSnapshot(
       logger.debug("snapshot", "captured", { waitedFor });
       const budget = request.tokenBudget ?? DEFAULT_TOKEN_BUDGET;
       const chunks = chunkOutline(outline.lines, budget, outline.titleLine);
-      return { ...outline, chunks, startChunk: startChunk(chunks, outline.viewport) };
+      const snapshot = { ...outline, chunks, startChunk: startChunk(chunks, outline.viewport) };
+      rememberMarks(snapshot, marks);
+      return snapshot;
     }
     // Taken while the DOM was still changing: once more, when it has been quiet a while.
     await sleep(wait, deadline.signal);
@@ -131,7 +134,7 @@ async function captureOnce(
   request: SnapshotRequest,
   deadline: Deadline,
   logger: Logger,
-): Promise<{ outline: Outline; quietFor: number }> {
+): Promise<{ outline: Outline; quietFor: number; marks: DocumentMark[] }> {
   const owned: ElementHandle[] = [];
   const capture: Capture = {
     page,
@@ -140,6 +143,7 @@ async function captureOnce(
     childTimeoutMs: Math.max(1_000, deadline.remaining() / 2),
     identities: request.identities === true,
     touched: [],
+    marks: [],
     logger,
   };
   try {
@@ -169,7 +173,8 @@ async function captureOnce(
     const captured = await captureFrame(capture, start ?? main);
     // The page's own quiet time and title, whichever frame the capture started in.
     const { quietFor, title } = start ? await mainDocument(page, main) : captured.lines;
-    return { outline: assembleOutline(captured, title, prefix, request.mask), quietFor };
+    const outline = assembleOutline(captured, title, prefix, request.mask);
+    return { outline, quietFor, marks: capture.marks };
   } finally {
     cleanUp(capture);
     await disposeAll(owned);

@@ -168,7 +168,7 @@ describe("MCP tools without a model", () => {
   });
 
   it("reads a long outline in parts, and scrolls", async () => {
-    const { call } = await mcp.connect({ options: { outlineTokenBudget: 300 } });
+    const { call, host } = await mcp.connect({ options: { outlineTokenBudget: 300 } });
     const first = textOf(await call("open", { url: server.url("agent/long.html") }));
     const parts = Number(first.match(/\(part 1 of (\d+), the part in view/)![1]);
     expect(parts).toBeGreaterThan(2);
@@ -179,6 +179,20 @@ describe("MCP tools without a model", () => {
     expect(textOf(none)).toContain(
       `the page's outline has ${parts} parts; there is no part ${parts + 1}`,
     );
+    // Another part comes from the same capture while the page is unchanged, and from a new
+    // one once it changed: the last part then shows what was added at the end.
+    expect(textOf(await call("read", { part: 3 }))).toContain(`(part 3 of ${parts}`);
+    expect(textOf(await call("read", { part: 2 }))).toBe(second);
+    const last = textOf(await call("read", { part: parts }));
+    expect(last).not.toContain("Added after the read");
+    await onPage(host, (p) =>
+      p.evaluate(() => {
+        const added = document.createElement("p");
+        added.textContent = "Added after the read";
+        document.body.append(added);
+      }),
+    );
+    expect(textOf(await call("read", { part: parts }))).toContain("Added after the read");
     const scrolled = textOf(await call("scroll", { direction: "down", screens: 3 }));
     expect(scrolled).toMatch(/^Scrolled down; the page is at \d+% of its height\.\nURL: /);
     expect(scrolled).toMatch(/\(part [2-9]\d* of \d+, the part in view/);
