@@ -5,11 +5,9 @@
  */
 import type { ElementIdentity } from "../api/operations.js";
 import { inPage } from "../browser/inPage.js";
-import type { Page } from "../browser/page.js";
 import { snapshotFor } from "../handlers/pageSnapshot.js";
 import { readableMessage } from "../readableError.js";
 import { unchangedSince } from "../snapshot/outlineMarks.js";
-import type { Snapshot } from "../snapshot/snapshot.js";
 import type { Deadline } from "../timeout.js";
 import type { AgentRun, ToolOutput } from "./tools/defineTool.js";
 
@@ -18,8 +16,6 @@ export interface SeenOutline {
   text: string;
   selectors: Record<string, string>;
   identities: Record<string, ElementIdentity>;
-  /** The capture it is a part of: another part is read from it while the page is unchanged. */
-  from?: { page: Page; snapshot: Snapshot };
 }
 
 export interface PageReading {
@@ -52,8 +48,8 @@ export async function readPage(
     text: reading.text,
     selectors: snapshot.selectors,
     identities: snapshot.identities,
-    from: { page: run.page(), snapshot },
   };
+  run.seen.capture = { page: run.page(), snapshot };
   return { ...reading, unchanged };
 }
 
@@ -122,7 +118,7 @@ function scrollAndFocus(): string {
 async function outlineNow(run: AgentRun, deadline: Deadline, identities: boolean, asked?: number) {
   const page = run.page();
   // Another part of the outline read last comes from its capture, while the page is unchanged.
-  const last = asked === undefined ? undefined : run.seen.outline?.from;
+  const last = asked === undefined ? undefined : run.seen.capture;
   const snapshot =
     last?.page === page && (await unchangedSince(last.snapshot))
       ? last.snapshot

@@ -58,7 +58,10 @@ export class McpSession {
         }),
       onRun: (work) => this.perform(browser, tool, signal, work),
       forgetOutline: () => {
-        if (this.run) this.run.seen = { outline: undefined, forIds: undefined };
+        // The capture stays: the model's outline is forgotten, not the page's.
+        if (this.run) {
+          this.run.seen = { outline: undefined, forIds: undefined, capture: this.run.seen.capture };
+        }
       },
       variablesAt: (url) => variablesAt(this.options.variables, url),
       checkUrl: info.checkUrl,

@@ -13,6 +13,7 @@ import type { ActSettings } from "../../handlers/act.js";
 import type { Logger } from "../../log.js";
 import type { ModelConfiguration } from "../../model/config.js";
 import type { AgentAction, SafetyCheck, Variables } from "../../options.js";
+import type { Snapshot } from "../../snapshot/snapshot.js";
 import type { Deadline } from "../../timeout.js";
 import type { Pointer } from "../computerActions.js";
 import type { SeenOutline } from "../pageOutline.js";
@@ -49,7 +50,15 @@ export interface AgentRun {
    * this step's results); `forIds`, the one it had when it answered this step, which the ids it
    * names refer to (an earlier call of the same step may have read a newer one).
    */
-  seen: { outline: SeenOutline | undefined; forIds: SeenOutline | undefined };
+  seen: {
+    outline: SeenOutline | undefined;
+    forIds: SeenOutline | undefined;
+    /**
+     * The capture the latest outline read is a part of (kept when the model's outline is
+     * forgotten: another part of it is read from it while the page is unchanged).
+     */
+    capture?: { page: Page; snapshot: Snapshot };
+  };
   /** Show the agent's cursor where it acts (highlightCursor). */
   highlightCursor: boolean;
   /** Where the mouse is, for computer-use actions that name no point. */
