@@ -86,37 +86,48 @@ try {
     );
     for (const n of SIZES[series as keyof typeof SIZES] ?? []) {
       const url = `${base}/${series}/${n}`;
-      const times = new Map<McpSide, number[]>([
-        [ours, []],
-        [theirs, []],
-      ]);
-      const order = [ours, theirs];
-      for (const side of order) await side.open(url);
-      let first = "";
-      for (const side of order) {
-        const text = await side.read();
-        if (side === ours) first = text;
+      try {
+        await readBoth(series, n, url);
+      } catch (error) {
+        const message =
+          error instanceof Error ? error.message.split("\n").slice(0, 3).join(" ") : String(error);
+        console.log(`${String(n).padStart(8)}   failed: ${message}`);
       }
-      for (let i = 0; i < RUNS; i++) {
-        for (const side of i % 2 === 0 ? order : [...order].reverse()) {
-          times.get(side)!.push(await timed(() => side.read()));
-        }
-      }
-      const parts = Number(PARTS.exec(first)?.[2] ?? 1);
-      const part =
-        parts > 1
-          ? `${(await timed(() => ours.allParts(first.replace(PARTS, "(part 1 of 2")))).toFixed(0)}`
-          : "";
-      const a = median(times.get(ours)!);
-      const b = median(times.get(theirs)!);
-      const elements = series === "links" ? n + 1 : n;
-      console.log(
-        `${String(n).padStart(8)} ${`${a.toFixed(0)} ms`.padStart(13)} ${part ? `${part} ms`.padStart(8) : "       –"} ${`${b.toFixed(0)} ms`.padStart(16)} ${`${(a / b).toFixed(2)}×`.padStart(15)}   ${((a * 1000) / elements).toFixed(1)} / ${((b * 1000) / elements).toFixed(1)}`,
-      );
     }
   }
 } finally {
   await ours.close();
   await theirs.close();
   site.close();
+}
+
+/** One page: both servers read it, timed; a line of the table. */
+async function readBoth(series: string, n: number, url: string): Promise<void> {
+  const times = new Map<McpSide, number[]>([
+    [ours, []],
+    [theirs, []],
+  ]);
+  const order = [ours, theirs];
+  for (const side of order) await side.open(url);
+  let first = "";
+  for (const side of order) {
+    const text = await side.read();
+    if (side === ours) first = text;
+  }
+  for (let i = 0; i < RUNS; i++) {
+    for (const side of i % 2 === 0 ? order : [...order].reverse()) {
+      times.get(side)!.push(await timed(() => side.read()));
+    }
+  }
+  const parts = Number(PARTS.exec(first)?.[2] ?? 1);
+  const part =
+    parts > 1
+      ? `${(await timed(() => ours.allParts(first.replace(PARTS, "(part 1 of 2")))).toFixed(0)}`
+      : "";
+  const a = median(times.get(ours)!);
+  const b = median(times.get(theirs)!);
+  const elements = series === "links" ? n + 1 : n;
+  console.log(
+    `${String(n).padStart(8)} ${`${a.toFixed(0)} ms`.padStart(13)} ${part ? `${part} ms`.padStart(8) : "       –"} ${`${b.toFixed(0)} ms`.padStart(16)} ${`${(a / b).toFixed(2)}×`.padStart(15)}   ${((a * 1000) / elements).toFixed(1)} / ${((b * 1000) / elements).toFixed(1)}`,
+  );
 }

@@ -141,7 +141,7 @@ describe(`typed values never leave in any form (seed ${SEED})`, () => {
       verbose: 2,
       logInferenceToFile: true,
       // Small chunks: the long line with the value inside is cut into pieces.
-      outlineTokenBudget: 400,
+      outlineTokenBudget: 200,
     });
     const results: unknown[] = [];
     for (const secret of VALUES) {
