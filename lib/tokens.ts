@@ -160,11 +160,84 @@ function signTokens(piece: string): number {
 /** The estimate of `text`'s o200k tokens, with the margin. */
 export function estimateTokens(text: string): number {
   let tokens = 0;
-  const pieces = new RegExp(PIECES);
-  for (let match = pieces.exec(text); match; match = pieces.exec(text)) {
-    tokens += pieceTokens(match[0]);
-  }
+  eachPiece(text, (piece) => {
+    tokens += pieceTokens(piece);
+  });
   return Math.ceil(tokens * ESTIMATE_MARGIN);
+}
+
+/** o200k's pieces of `text`: by the scanner below for ASCII (most outlines), else the pattern. */
+export function eachPiece(text: string, visit: (piece: string) => void): void {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is the range asked about.
+  if (/^[\x00-\x7f]*$/.test(text)) {
+    asciiPieces(text, visit);
+    return;
+  }
+  const pieces = new RegExp(PIECES);
+  for (let match = pieces.exec(text); match; match = pieces.exec(text)) visit(match[0]);
+}
+
+const isUpper = (c: number) => c >= 0x41 && c <= 0x5a;
+const isLower = (c: number) => c >= 0x61 && c <= 0x7a;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const isNewline = (c: number) => c === 0x0a || c === 0x0d;
+const isSign = (c: number) => !isSpace(c) && !isAsciiLetter(c) && !isDigit(c);
+const CONTRACTIONS = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d"];
+
+/**
+ * PIECES, for ASCII text, as a scanner (ten times faster than the pattern's Unicode classes):
+ * the same alternatives in the same order, with the same greed and backtracking.
+ */
+function asciiPieces(text: string, visit: (piece: string) => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    // A word: an optional sign or space (not a line break) before letters.
+    const lead = !isAsciiLetter(c) && !isDigit(c) && !isNewline(c) ? 1 : 0;
+    const start = i + lead;
+    if (start < n && isAsciiLetter(text.charCodeAt(start))) {
+      let j = start;
+      while (j < n && isUpper(text.charCodeAt(j))) j++;
+      while (j < n && isLower(text.charCodeAt(j))) j++;
+      const contraction = CONTRACTIONS.find((k) => text.startsWith(k, j));
+      if (contraction) j += contraction.length;
+      visit(text.slice(i, j));
+      i = j;
+      continue;
+    }
+    if (isDigit(c)) {
+      let j = i + 1;
+      while (j < n && j < i + 3 && isDigit(text.charCodeAt(j))) j++;
+      visit(text.slice(i, j));
+      i = j;
+      continue;
+    }
+    // Signs, after one optional space, with the line breaks and slashes after them.
+    const signsAt = c === 0x20 ? i + 1 : i;
+    if (signsAt < n && isSign(text.charCodeAt(signsAt))) {
+      let j = signsAt + 1;
+      while (j < n && isSign(text.charCodeAt(j))) j++;
+      while (j < n && (isNewline(text.charCodeAt(j)) || text.charCodeAt(j) === 0x2f)) j++;
+      visit(text.slice(i, j));
+      i = j;
+      continue;
+    }
+    // White space: up to its last line break if it has one; else all of it at the end of the
+    // text, or all but its last character before a non-space; a single one alone.
+    let end = i;
+    while (end < n && isSpace(text.charCodeAt(end))) end++;
+    let lastBreak = -1;
+    for (let k = end - 1; k >= i; k--) {
+      if (isNewline(text.charCodeAt(k))) {
+        lastBreak = k;
+        break;
+      }
+    }
+    const j = lastBreak >= 0 ? lastBreak + 1 : end === n || end - i === 1 ? end : end - 1;
+    visit(text.slice(i, j));
+    i = j;
+  }
 }
 
 /**
