@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { chunkOutline } from "../../lib/snapshot/chunks.js";
-import { estimateTokens, pieceEnd } from "../../lib/tokens.js";
+import { eachPiece, estimateTokens, pieceEnd } from "../../lib/tokens.js";
 
 /** Each text once, with its o200k count. */
 const MEASURED: [string, string, number][] = [
@@ -136,5 +136,41 @@ describe("a line over the budget, cut", () => {
       expect(rest).toHaveLength(1);
       expect(rest[0]).toMatch(/^ {4}\S/);
     }
+  });
+});
+
+describe("o200k's pieces", () => {
+  /** tiktoken's o200k_base pattern, as JavaScript writes it: what the scanner must agree with. */
+  const PATTERN =
+    /[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
+  const piecesOf = (text: string) => {
+    const out: string[] = [];
+    eachPiece(text, (p) => out.push(p));
+    return out;
+  };
+
+  it("cuts ASCII text (by its scanner) exactly as the pattern does, and loses nothing", () => {
+    const alphabet = "aZb9 \n\r\t.'s/(-_X1ll'dve\"";
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let round = 0; round < 3_000; round++) {
+      let text = "";
+      for (let k = Math.floor(next() * 40); k > 0; k--)
+        text += alphabet[Math.floor(next() * alphabet.length)];
+      expect(piecesOf(text), JSON.stringify(text)).toEqual(
+        [...text.matchAll(PATTERN)].map((m) => m[0]),
+      );
+    }
+    const outline = '  [12] link "Home"\n  heading "HTMLParser\'s camelCase 1234567"\n\n   x';
+    expect(piecesOf(outline).join("")).toBe(outline);
+    expect(piecesOf(outline)).toEqual([...outline.matchAll(PATTERN)].map((m) => m[0]));
+  });
+
+  it("cuts other text by the pattern", () => {
+    const text = "Сегодня 東京の天気 🙂🚀 naïve café";
+    expect(piecesOf(text)).toEqual([...text.matchAll(PATTERN)].map((m) => m[0]));
   });
 });
