@@ -53,15 +53,31 @@ const serviceEnv = (dataDir: string, setup: SideSetup): Record<string, string> =
   ...setup.env,
 });
 
-async function wayfarerSide(name: string, setup: SideSetup, main?: string): Promise<ServiceSide> {
+/**
+ * Chromium switches for the "now" side's sessions only (BENCH_NOW_ARGS, comma-separated): a
+ * switch's effect measured against the same tree without it (BENCH_BEFORE=HEAD), same run.
+ */
+const NOW_ARGS = (process.env.BENCH_NOW_ARGS ?? "").split(",").filter(Boolean);
+
+async function wayfarerSide(
+  name: string,
+  setup: SideSetup,
+  main?: string,
+  args: string[] = [],
+): Promise<ServiceSide> {
   const dataDir = await mkdtemp(join(tmpdir(), "wayfarer-bench-side-"));
-  const service: ServiceProcess = await startService(serviceEnv(dataDir, setup), main);
+  const env = serviceEnv(dataDir, setup);
+  if (args.length) env.WAYFARER_ALLOW_LAUNCH_OPTIONS = "args";
+  const service: ServiceProcess = await startService(env, main);
   return {
-    name,
+    name: args.length ? `${name} (${args.join(" ")})` : name,
     url: service.url,
     pid: service.child.pid!,
     headers: { "x-wf-api-key": BENCH_KEY, "x-model-api-key": BENCH_MODEL.apiKey },
-    startBody: () => ({ modelName: BENCH_MODEL.modelName }),
+    startBody: () => ({
+      modelName: BENCH_MODEL.modelName,
+      ...(args.length ? { browser: { type: "local", launchOptions: { args } } } : {}),
+    }),
     async stop() {
       service.child.kill("SIGTERM");
       await service.exited;
@@ -71,7 +87,7 @@ async function wayfarerSide(name: string, setup: SideSetup, main?: string): Prom
 }
 
 /** This tree's service. */
-export const startNow = (setup: SideSetup) => wayfarerSide("now", setup);
+export const startNow = (setup: SideSetup) => wayfarerSide("now", setup, undefined, NOW_ARGS);
 
 /** The service at BENCH_BEFORE, or undefined without it. */
 export async function startBefore(setup: SideSetup): Promise<ServiceSide | undefined> {
