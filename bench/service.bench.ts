@@ -12,7 +12,7 @@ import { serveModelKit } from "../test/support/llm/modelHttp.js";
 import { shopModel } from "../test/support/llm/shopModel.js";
 
 /** In the order they run: the cheap, quiet ones first, the loaded ones last. */
-const ALL = ["coldStart", "startPool", "extract", "actLastMile", "cpu", "load"];
+const ALL = ["coldStart", "startPool", "extract", "actLastMile", "cpu", "memory", "load"];
 const chosen = (process.env.BENCH_SECTIONS ?? ALL.join(",")).split(",").map((s) => s.trim());
 const unknown = chosen.filter((s) => !ALL.includes(s));
 if (unknown.length)

@@ -34,7 +34,7 @@ export const minusCpu = (a: CpuByKind, b: CpuByKind): CpuByKind =>
  * What a process of the tree is: the server itself, one of Chromium's by its --type (one
  * without is the browser process), or anything else (the reference's Node supervisor, a shell).
  */
-function kindOf(pid: number, root: number): Kind {
+export function kindOf(pid: number, root: number): Kind {
   if (pid === root) return "service";
   // Chromium's children rewrite their title: the arguments may come as one space-separated string.
   const argv = commandLineIfLive(pid).join(" ");
