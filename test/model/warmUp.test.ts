@@ -32,6 +32,8 @@ describe("warmUpModels", () => {
     // A key in the environment must not be what the warm-up sends.
     vi.stubEnv("OPENAI_API_KEY", "sk-from-the-environment-0123456789");
 
+    const warned = vi.spyOn(console, "warn");
+    const said = vi.spyOn(console, "log");
     const warmed = await warmUpModels(logger);
 
     expect(warmed).toEqual([
@@ -50,8 +52,11 @@ describe("warmUpModels", () => {
       expect(new URL(url).hostname).toBe("127.0.0.1");
       expect(authorization ?? "").not.toContain("sk-from-the-environment");
     }
-    // Only debug lines: nothing a service's operator reads at its default level.
+    // Only debug lines: nothing a service's operator reads at its default level, and nothing
+    // on the console (the AI SDK warns there of a model it does not know).
     expect(lines.filter((l) => l.level < 2)).toEqual([]);
+    expect(warned).not.toHaveBeenCalled();
+    expect(said).not.toHaveBeenCalled();
     vi.unstubAllEnvs();
   });
 
