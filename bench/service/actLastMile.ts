@@ -12,7 +12,7 @@
  */
 import { Client } from "../../lib/index.js";
 import { median } from "../median.js";
-import { BENCH_MODEL, postTo, type ServiceSide, startSides } from "./sides.js";
+import { BENCH_MODEL, openSession, postTo, type ServiceSide, startSides } from "./sides.js";
 import { close, startModelTap, startShop } from "./taps.js";
 
 const INSTRUCTION = "add green tea to the cart";
@@ -25,10 +25,7 @@ interface Actor {
 }
 
 async function serviceActor(side: ServiceSide, pageUrl: string): Promise<Actor> {
-  const started = await postTo(side, "/sessions/start", side.startBody());
-  const { sessionId } = (started.json.data ?? {}) as { sessionId?: string };
-  if (!sessionId) throw new Error(`${side.name}: no session: ${JSON.stringify(started.json)}`);
-  await postTo(side, `/sessions/${sessionId}/navigate`, { url: pageUrl });
+  const sessionId = await openSession(side, pageUrl);
   return {
     name: side.name,
     async act() {

@@ -26,7 +26,7 @@ import { median } from "../median.js";
 import { shopPage } from "../snapshot/pages.js";
 import { startBenchServer } from "../snapshot/server.js";
 import { type CpuByKind, CpuMeter, KINDS, minusCpu, zeroCpu } from "./processCpu.js";
-import { postTo, type ServiceSide, startSides } from "./sides.js";
+import { openSession, postTo, type ServiceSide, startSides } from "./sides.js";
 
 const ROUNDS = Number(process.env.BENCH_CPU_ROUNDS ?? 3);
 const LEVELS = (process.env.BENCH_CPU_LEVELS ?? "1,4,8").split(",").map(Number);
@@ -78,15 +78,7 @@ const CALLS: Record<Op, (url: string) => { body: unknown; check: (data: unknown)
 
 async function oneRound(side: ServiceSide, sessions: number, url: string): Promise<Round> {
   const meter = new CpuMeter(side.pid);
-  const ids = await Promise.all(
-    Array.from({ length: sessions }, async () => {
-      const started = await postTo(side, "/sessions/start", side.startBody());
-      const id = (started.json.data as { sessionId?: string } | undefined)?.sessionId;
-      if (!id) throw new Error(`${side.name}: no session: ${JSON.stringify(started.json)}`);
-      await postTo(side, `/sessions/${id}/navigate`, { url, options: {} });
-      return id;
-    }),
-  );
+  const ids = await Promise.all(Array.from({ length: sessions }, () => openSession(side, url)));
   const started = meter.mark();
   const round: Round = {
     cpu: perOp(zeroCpu),

@@ -9,7 +9,7 @@
  *   BENCH_SECTIONS=extract npm run bench:service      BENCH_EXTRACTS=30 (default 20 per side)
  */
 import { median } from "../median.js";
-import { postTo, type ServiceSide, startSides } from "./sides.js";
+import { openSession, postTo, type ServiceSide, startSides } from "./sides.js";
 import { close, startModelTap, startShop } from "./taps.js";
 
 /** The shop model answers `{item}` from the cart line when the schema asks for `item`. */
@@ -61,16 +61,13 @@ export async function run(setup: { modelUrl: string }): Promise<void> {
   const sessions = new Map<ServiceSide, string>();
   const opened: [ServiceSide, string][] = [];
   /** A session of `side` sent to the shop; the one its extracts go to from now on. */
-  const openSession = async (side: ServiceSide) => {
-    const started = await postTo(side, "/sessions/start", side.startBody());
-    const { sessionId } = (started.json.data ?? {}) as { sessionId?: string };
-    if (!sessionId) throw new Error(`${side.name}: no session: ${JSON.stringify(started.json)}`);
-    await postTo(side, `/sessions/${sessionId}/navigate`, { url: pageUrl, options: {} });
+  const open = async (side: ServiceSide) => {
+    const sessionId = await openSession(side, pageUrl);
     opened.push([side, sessionId]);
     sessions.set(side, sessionId);
   };
   try {
-    for (const side of sides) await openSession(side);
+    for (const side of sides) await open(side);
     let asked = 0;
     const failures: string[] = [];
     const extract = async (side: ServiceSide): Promise<Timing | undefined> => {
@@ -112,7 +109,7 @@ export async function run(setup: { modelUrl: string }): Promise<void> {
     const secondFirst = new Map<ServiceSide, Timing | undefined>();
     for (const side of sides) {
       const before = sessions.get(side)!;
-      await openSession(side);
+      await open(side);
       await settle();
       secondFirst.set(side, await extract(side));
       sessions.set(side, before);

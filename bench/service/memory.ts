@@ -15,7 +15,7 @@ import { liveDescendants } from "../../test/support/processes.js";
 import { median } from "../median.js";
 import { startBenchServer } from "../snapshot/server.js";
 import { type Kind, kindOf } from "./processCpu.js";
-import { postTo, type ServiceSide, startSides } from "./sides.js";
+import { openSession, postTo, type ServiceSide, startSides } from "./sides.js";
 
 const LEVELS = (process.env.BENCH_MEMORY_LEVELS ?? "1,4,8").split(",").map(Number);
 const ROUNDS = Number(process.env.BENCH_MEMORY_ROUNDS ?? 2);
@@ -60,15 +60,7 @@ async function sampled(root: number) {
 /** N sessions open and idle on the page; their tree's PSS; then ended. */
 async function measure(side: ServiceSide, sessions: number, url: string) {
   const idle = await sampled(side.pid);
-  const ids = await Promise.all(
-    Array.from({ length: sessions }, async () => {
-      const started = await postTo(side, "/sessions/start", side.startBody());
-      const id = (started.json.data as { sessionId?: string } | undefined)?.sessionId;
-      if (!id) throw new Error(`${side.name}: no session: ${JSON.stringify(started.json)}`);
-      await postTo(side, `/sessions/${id}/navigate`, { url, options: {} });
-      return id;
-    }),
-  );
+  const ids = await Promise.all(Array.from({ length: sessions }, () => openSession(side, url)));
   await sleep(IDLE_MS);
   const open = await sampled(side.pid);
   await Promise.all(ids.map((id) => postTo(side, `/sessions/${id}/end`, {})));

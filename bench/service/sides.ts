@@ -117,3 +117,12 @@ export async function startSides(setup: SideSetup): Promise<ServiceSide[]> {
 export async function postTo(side: ServiceSide, path: string, body: unknown): Promise<V1Answer> {
   return postV1(side.url, side.headers, path, body);
 }
+
+/** A new session of `side`, sent to `url`: its id. */
+export async function openSession(side: ServiceSide, url: string): Promise<string> {
+  const started = await postTo(side, "/sessions/start", side.startBody());
+  const id = (started.json.data as { sessionId?: string } | undefined)?.sessionId;
+  if (!id) throw new Error(`${side.name}: no session: ${JSON.stringify(started.json)}`);
+  await postTo(side, `/sessions/${id}/navigate`, { url, options: {} });
+  return id;
+}

@@ -115,14 +115,20 @@ function scrollAndFocus(): string {
   return `${offsets.join(" ")} ${focus}`;
 }
 
-async function outlineNow(run: AgentRun, deadline: Deadline, identities: boolean, asked?: number) {
+/** `remembered`: the reading the model is given (identities read, the capture marked). */
+async function outlineNow(run: AgentRun, deadline: Deadline, remembered: boolean, asked?: number) {
   const page = run.page();
   // Another part of the outline read last comes from its capture, while the page is unchanged.
   const last = asked === undefined ? undefined : run.seen.capture;
   const snapshot =
     last?.page === page && (await unchangedSince(last.snapshot))
       ? last.snapshot
-      : await snapshotFor(page, { identities }, run.actSettings, deadline);
+      : await snapshotFor(
+          page,
+          { identities: remembered, marked: remembered },
+          run.actSettings,
+          deadline,
+        );
   const parts = Math.max(1, snapshot.chunks.length);
   if (asked !== undefined && asked > parts) {
     throw new Error(

@@ -60,7 +60,9 @@ export function watchDom(): DomWatcher {
   for (const type of ["keyup", "input", "change"])
     addEventListener(type, onInput, { capture: true });
   // Since the latest stamp: any change at all, seen by an observer that stops at the first.
-  let mark = 0;
+  // Marks start anywhere: a later document given a gone one's context id never answers to its
+  // marks.
+  let mark = Math.floor(Math.random() * 2 ** 40);
   let changed = true;
   const roots: WeakRef<Node>[] = [];
   const onChange = () => {

@@ -32,7 +32,13 @@ export interface SnapshotSettings {
   mask?: () => Mask;
 }
 
-type SnapshotOptions = { selector?: string; ignoreSelectors?: string[]; identities?: boolean };
+type SnapshotOptions = {
+  selector?: string;
+  ignoreSelectors?: string[];
+  identities?: boolean;
+  /** Whether the page is still as this outline showed it can be asked later (outlineMarks.ts). */
+  marked?: boolean;
+};
 
 /** What a sharing scope holds: its first outline, until the next call takes it or asks another. */
 interface Sharing {
@@ -130,6 +136,7 @@ async function freshSnapshot(
         tokenBudget: settings.outlineTokenBudget,
         mask: settings.mask?.(),
         identities: options.identities,
+        marked: options.marked,
       },
       deadline,
       settings.logger,

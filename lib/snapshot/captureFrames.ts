@@ -53,8 +53,8 @@ export interface Capture {
   identities: boolean;
   /** Worlds holding this capture's stash, cleaned afterwards. */
   touched: { owner: FrameSession; world: number }[];
-  /** Every document walked, with the change mark its walk ended on. */
-  marks: DocumentMark[];
+  /** Asked for (`marked`): every document walked, with the change mark its walk ended on. */
+  marks: DocumentMark[] | undefined;
   logger: Logger;
 }
 
@@ -124,6 +124,7 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
     expectScope: capture.scopeFrameId === frameId,
     actionAge: actionAge(capture.page),
     identities: capture.identities,
+    stamp: capture.marks !== undefined,
   });
   let lines = await serialize(owner, world, request());
   for (let round = 0; lines.candidates > 0; round++) {
@@ -135,7 +136,7 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
     if ((await revealClosedRoots(owner, world, capture.key, lines)) === 0) break;
     lines = await serialize(owner, world, request());
   }
-  capture.marks.push({ owner, world, stamp: lines.stamp });
+  capture.marks?.push({ owner, world, stamp: lines.stamp });
   // The walk removed its stash itself: one message less for the clean-up.
   const at = capture.touched.lastIndexOf(touched);
   if (!lines.kept && at >= 0) capture.touched.splice(at, 1);
@@ -168,7 +169,13 @@ export function cleanUp(capture: Capture): void {
 async function serialize(
   owner: FrameSession,
   world: number,
-  request: { key: string; expectScope: boolean; actionAge: number; identities: boolean },
+  request: {
+    key: string;
+    expectScope: boolean;
+    actionAge: number;
+    identities: boolean;
+    stamp: boolean;
+  },
 ): Promise<FrameLines> {
   const walk = async (functionDeclaration: string) => {
     const { result, exceptionDetails } = await owner.session.send("Runtime.callFunctionOn", {

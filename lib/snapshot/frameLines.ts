@@ -56,6 +56,6 @@ export interface FrameLines {
   kept: boolean;
   viewportHeight: number;
   scrollY: number;
-  /** The document's change mark as the walk ended (DomWatcher.stamp): unchanged since, or not. */
+  /** The document's change mark as the walk ended (DomWatcher.stamp), when asked for; else 0. */
   stamp: number;
 }

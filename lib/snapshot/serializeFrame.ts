@@ -15,7 +15,13 @@ import type { FrameLines, FrameStash, WorldStore } from "./frameLines.js";
 import type { PageSemantics } from "./pageSemantics.js";
 
 export function serializeFrame(
-  request: { key: string; expectScope: boolean; actionAge: number; identities: boolean },
+  request: {
+    key: string;
+    expectScope: boolean;
+    actionAge: number;
+    identities: boolean;
+    stamp: boolean;
+  },
   sem: PageSemantics,
   dom: { watch: () => DomWatcher; quietFor: (actionAge: number) => number },
   elementPath: (el: Element) => string,
@@ -461,7 +467,7 @@ export function serializeFrame(
   }
   emit(entries, 0);
   // Last: a change from here on is one the lines do not show.
-  out.stamp = watcher.stamp();
+  if (request.stamp) out.stamp = watcher.stamp();
   out.candidates = stash.candidates.length;
   if (out.candidates) out.elements = document.getElementsByTagName("*").length;
   // Nothing after this walk reads the stash (no host to ask CDP about, no frame to find, no

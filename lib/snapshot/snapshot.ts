@@ -46,6 +46,12 @@ export interface SnapshotRequest {
   mask?: Mask;
   /** Records each id's element identity (`identities`): what acting by id checks. */
   identities?: boolean;
+  /**
+   * Marks each document walked as read, so that `unchangedSince` can say later whether the page
+   * is still as this outline shows it (a read of another part asks). Off for every other capture:
+   * the mark starts an observer of every change in the document.
+   */
+  marked?: boolean;
 }
 
 export interface Snapshot extends Outline {
@@ -82,7 +88,7 @@ export async function takeSnapshot(
       const budget = request.tokenBudget ?? DEFAULT_TOKEN_BUDGET;
       const chunks = chunkOutline(outline.lines, budget, outline.titleLine);
       const snapshot = { ...outline, chunks, startChunk: startChunk(chunks, outline.viewport) };
-      rememberMarks(snapshot, marks);
+      if (marks) rememberMarks(snapshot, marks);
       return snapshot;
     }
     // Taken while the DOM was still changing: once more, when it has been quiet a while.
@@ -134,7 +140,7 @@ async function captureOnce(
   request: SnapshotRequest,
   deadline: Deadline,
   logger: Logger,
-): Promise<{ outline: Outline; quietFor: number; marks: DocumentMark[] }> {
+): Promise<{ outline: Outline; quietFor: number; marks: DocumentMark[] | undefined }> {
   const owned: ElementHandle[] = [];
   const capture: Capture = {
     page,
@@ -143,7 +149,7 @@ async function captureOnce(
     childTimeoutMs: Math.max(1_000, deadline.remaining() / 2),
     identities: request.identities === true,
     touched: [],
-    marks: [],
+    marks: request.marked ? [] : undefined,
     logger,
   };
   try {

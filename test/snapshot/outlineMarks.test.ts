@@ -6,12 +6,14 @@
  */
 import type { Frame, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { DOM_ACTIVITY_SOURCE } from "../../lib/browser/domActivity.js";
 import { unchangedSince } from "../../lib/snapshot/outlineMarks.js";
 import { useClients } from "../support/clients.js";
 import { snapshotOf } from "../support/outline.js";
 import { useStaticServer } from "../support/staticServer.js";
 
 const server = useStaticServer();
+const MARKED = { marked: true };
 const clients = useClients();
 
 async function opened(file: string) {
@@ -47,14 +49,14 @@ describe("outline marks", () => {
   for (const [what, change] of CHANGES) {
     it(`an outline is stale after ${what}, and fresh again after the next capture`, async () => {
       const { client, page } = await opened("outline/form.html");
-      const first = await snapshotOf(client);
+      const first = await snapshotOf(client, MARKED);
       expect(await unchangedSince(first)).toBe(true);
       // Reading the page changes nothing.
       await page.evaluate(() => document.body.getBoundingClientRect());
       expect(await unchangedSince(first)).toBe(true);
       await change(page);
       expect(await unchangedSince(first)).toBe(false);
-      const second = await snapshotOf(client);
+      const second = await snapshotOf(client, MARKED);
       expect(await unchangedSince(second)).toBe(true);
       // The later capture marked the page anew: the first outline stays stale.
       expect(await unchangedSince(first)).toBe(false);
@@ -63,7 +65,7 @@ describe("outline marks", () => {
 
   it("sees a change inside a shadow root", async () => {
     const { client, page } = await opened("outline/shadow-slots.html");
-    const snapshot = await snapshotOf(client);
+    const snapshot = await snapshotOf(client, MARKED);
     expect(await unchangedSince(snapshot)).toBe(true);
     await page.evaluate(() => {
       const outer = document.querySelector("outer-box")!.shadowRoot!;
@@ -82,17 +84,33 @@ describe("outline marks", () => {
       page.playwrightPage.frames().find((f) => f.url().includes(path))!;
     await expect.poll(() => page.playwrightPage.frames().length).toBeGreaterThanOrEqual(4);
     for (const path of ["frames-same.html", "frames-cross.html"]) {
-      const snapshot = await snapshotOf(client);
+      const snapshot = await snapshotOf(client, MARKED);
       expect(await unchangedSince(snapshot), path).toBe(true);
       await frame(path).evaluate(() => document.body.append("more"));
       expect(await unchangedSince(snapshot), path).toBe(false);
     }
   });
 
-  it("an outline never marked (or of a closed page) is not unchanged", async () => {
+  it("marks documents apart: two fresh documents' first marks differ", async () => {
+    const { page } = await opened("outline/form.html");
+    const stamp = `${DOM_ACTIVITY_SOURCE}.watch().stamp()`;
+    const first = await page.evaluate(stamp);
+    await page.reload();
+    const second = await page.evaluate(stamp);
+    // A document that reused a gone one's context id must not answer "unchanged" to its marks.
+    expect(second).not.toBe(first);
+  });
+
+  it("an outline not asked to be marked (or of a closed page) is not unchanged", async () => {
     const { client } = await opened("outline/form.html");
-    const snapshot = await snapshotOf(client);
+    // Captures that do not ask (act, extract, observe) leave no mark, and start no observer.
+    const unmarked = await snapshotOf(client);
+    expect(await unchangedSince(unmarked)).toBe(false);
+    const snapshot = await snapshotOf(client, MARKED);
     expect(await unchangedSince({ ...snapshot })).toBe(false);
+    // An unmarked capture after it marks nothing anew: the marked outline still holds.
+    await snapshotOf(client);
+    expect(await unchangedSince(snapshot)).toBe(true);
     await client.context.activePage()!.playwrightPage.close();
     expect(await unchangedSince(snapshot)).toBe(false);
   });
