@@ -127,13 +127,14 @@ export async function captureFrame(capture: Capture, ref: FrameRef): Promise<Cap
     stamp: capture.marks !== undefined,
   });
   let lines = await serialize(owner, world, request());
+  const root = lines.candidates > 0 && (await owner.rootFrameId().catch(() => "")) === frameId;
   for (let round = 0; lines.candidates > 0; round++) {
     if (round === MAX_SHADOW_ROUNDS) {
       // Rounds used up with hosts still unasked: they stay candidates for the next capture.
       forgetAsked(owner, world, capture.key);
       break;
     }
-    if ((await revealClosedRoots(owner, world, capture.key, lines)) === 0) break;
+    if ((await revealClosedRoots(owner, world, capture.key, { ...lines, root })) === 0) break;
     lines = await serialize(owner, world, request());
   }
   capture.marks?.push({ owner, world, stamp: lines.stamp });

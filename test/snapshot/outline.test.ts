@@ -168,6 +168,36 @@ describe("a page that fights back", () => {
 });
 
 describe("shadow roots", () => {
+  it("finds closed roots a count of elements could miss: on a plain element, of text alone in a custom element, in a same-origin frame, and one attached after a read", async () => {
+    const client = await clients.open();
+    const page = client.context.activePage()!;
+    const cases = {
+      plain: "Plain closed",
+      badge: "Badge text",
+      frame: 'button "Closed in srcdoc"',
+    };
+    for (const [name, shown] of Object.entries(cases)) {
+      await page.goto(server.url(`outline/shadow-census.html?${name}`));
+      await page.playwrightPage.waitForFunction(
+        () =>
+          (document.getElementById("inner") as HTMLIFrameElement).contentDocument?.body
+            ?.childElementCount,
+      );
+      const text = (await snapshotOf(client)).text;
+      expect(text).toContain(shown);
+      expect(text).toContain("Light text with a < sign");
+      for (const other of Object.values(cases))
+        if (other !== shown) expect(text).not.toContain(other);
+    }
+    // A root attached to a new plain element once the page was read: the next read has it.
+    await page.evaluate(() => {
+      const late = document.createElement("div");
+      document.body.append(late);
+      late.attachShadow({ mode: "closed" }).innerHTML = "<i>Attached late</i>";
+    });
+    expect((await snapshotOf(client)).text).toContain("Attached late");
+  });
+
   it("goes into open and closed roots (nested, declarative) and slots, with selectors that reach each element", async () => {
     const client = await clients.open();
     const page = client.context.activePage()!;
