@@ -257,7 +257,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   {
     name: "WAYFARER_WARM_BROWSERS",
     group: "service",
-    what: "Blank browsers kept launched for the next `/start` (a session then starts in the time it takes to hand one over, not a Chromium launch), each serving one session and replaced in the background; they count against `WAYFARER_MAX_SESSIONS`. A `/start` with launch options or a `cdpUrl` launches fresh. `0`: none, every `/start` launches.",
+    what: "Blank browsers kept launched for the next `/start` (a session then starts in the time it takes to hand one over, not a Chromium launch), each serving one session and replaced in the background; they count against `WAYFARER_MAX_SESSIONS`. A `/start` with launch options or a `cdpUrl` launches fresh. While memory is short (under 512 MiB available, or a tenth of the machine's), none is kept. `0`: none, every `/start` launches.",
     unset:
       "one per two cores and per 4 GiB of memory, 2 at most (0 on a machine with one core or under 4 GiB)",
     secret: false,

@@ -9,6 +9,7 @@ import { ServiceValidationError } from "../errors.js";
 import { type AddressRule, STRICT_RULE } from "../net/addressRule.js";
 import { parseInput } from "../options.js";
 import { type BrowserUsersSetting, BrowserUsersSettingSchema } from "./browserUsers.js";
+import { memoryIsShort } from "./memoryAvailable.js";
 import { type BrowserPolicy, LaunchOptInSchema } from "./startBrowser.js";
 import { machineWarmBrowsers } from "./warmBrowsers.js";
 
@@ -73,6 +74,8 @@ export interface ServiceConfig {
   maxSessions: number;
   /** Blank browsers kept launched for the next /start (WAYFARER_WARM_BROWSERS); 0: none. */
   warmBrowsers: number;
+  /** Whether memory is short now: the warm pool stands down (memoryIsShort, or a test's). */
+  memoryShort: () => boolean;
   idleMs: number;
   /** How long a session without keepAlive outlives its last CDP client (5 s). */
   releaseGraceMs: number;
@@ -159,6 +162,7 @@ export function serviceConfig(
     rule: { ...STRICT_RULE, allowHosts, allowedBy: "WAYFARER_ALLOW_HOSTS" },
     maxSessions: e.WAYFARER_MAX_SESSIONS,
     warmBrowsers: e.WAYFARER_WARM_BROWSERS ?? machineWarmBrowsers(),
+    memoryShort: () => memoryIsShort(),
     idleMs: e.WAYFARER_SESSION_IDLE_MS,
     // A client that reconnects, or ends the session itself right after closing (v3 clients do).
     releaseGraceMs: 5_000,

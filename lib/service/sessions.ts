@@ -75,11 +75,15 @@ export class Sessions {
             users: this.browserUsers,
             rule: config.rule,
             warn: config.warn,
+            memoryShort: config.memoryShort,
           })
         : undefined;
     // Looked for four times per idle period: a session outlives its idle time by a quarter at most.
     const every = Math.min(Math.max(config.idleMs / 4, 250), 30_000);
-    this.reaper = setInterval(() => void this.endIdle(), every);
+    this.reaper = setInterval(() => {
+      void this.endIdle();
+      this.warmBrowsers?.checkMemory();
+    }, every);
     this.reaper.unref();
     this.watch = new SessionWatch(
       {

@@ -9,7 +9,10 @@
  * The pool shares WAYFARER_MAX_SESSIONS with the sessions: it never holds more browsers than
  * the room left (live and starting sessions plus waiting browsers stay within it), and a
  * session launched fresh while the instance is near full ends a waiting browser to make room.
- * It fills once the service listens, and again after each browser it hands out or loses.
+ * It fills once the service listens, and again after each browser it hands out or loses. While
+ * memory is short (lib/service/memoryAvailable.ts) it stands down: it launches nothing and ends
+ * the browsers waiting, so that what they held goes to live sessions; it says so in the
+ * service's log, and fills again once memory is back (looked at with the idle sessions).
  */
 import { readFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
@@ -64,6 +67,8 @@ export interface WarmPoolParts {
   rule: AddressRule;
   /** The service's log (a launch that failed, a browser lost while waiting). */
   warn(line: string): void;
+  /** Whether memory is short now (memoryIsShort, or a test's). */
+  memoryShort(): boolean;
 }
 
 interface Waiting {
@@ -84,6 +89,8 @@ export class WarmBrowsers {
   /** Launches failed and browsers lost since one was last handed out: the retry's backoff. */
   private failures = 0;
   private retry: NodeJS.Timeout | undefined;
+  /** Stood down for want of memory (said once in the log each way). */
+  private short = false;
 
   constructor(private readonly parts: WarmPoolParts) {}
 
@@ -112,7 +119,7 @@ export class WarmBrowsers {
 
   /** Launches what is missing, within the room the sessions leave. */
   fill(): void {
-    if (!this.filling || this.closed || this.retry) return;
+    if (!this.filling || this.closed || this.retry || this.shortOfMemory()) return;
     const { size, capacity, others } = this.parts;
     while (this.held < size && others() + this.held < capacity) {
       this.pending++;
@@ -155,15 +162,28 @@ export class WarmBrowsers {
     setImmediate(() => this.trim());
   }
 
-  /** Ends waiting browsers past the room the sessions leave (a session launched fresh takes it). */
+  /**
+   * Ends waiting browsers past the room the sessions leave (a session launched fresh takes it),
+   * and every waiting one while memory is short.
+   */
   trim(): void {
-    while (this.waiting.length && this.parts.others() + this.held > this.parts.capacity) {
+    const short = this.waiting.length > 0 && this.shortOfMemory();
+    while (
+      this.waiting.length &&
+      (short || this.parts.others() + this.held > this.parts.capacity)
+    ) {
       const last = this.waiting.pop();
       if (last) {
         last.warm.launched.browser.off("disconnected", last.lost);
         void this.end(last);
       }
     }
+  }
+
+  /** Looked at now and then (with the idle sessions): stand down while short, fill once not. */
+  checkMemory(): void {
+    this.trim();
+    this.fill();
   }
 
   /** Ends every waiting browser and every launch under way; nothing is launched after. */
@@ -243,6 +263,20 @@ export class WarmBrowsers {
     await entry.warm.launched.terminate(true).catch(() => {});
     await entry.warm.egress.close().catch(() => {});
     this.parts.users.give(entry.id);
+  }
+
+  /** Whether memory is short now; a change either way is said in the service's log. */
+  private shortOfMemory(): boolean {
+    const short = this.parts.memoryShort();
+    if (short !== this.short) {
+      this.short = short;
+      this.parts.warn(
+        short
+          ? "warning: memory is short: no warm browser is kept until it is not (WAYFARER_WARM_BROWSERS)"
+          : "memory is available again: warm browsers are kept as before (WAYFARER_WARM_BROWSERS)",
+      );
+    }
+    return short;
   }
 
   /** Said in the service's log; the next launch waits longer each time, until one is taken. */

@@ -16,6 +16,7 @@ import { egressWorkerPid } from "../../lib/browser/egressHost.js";
 import { terminateGroup } from "../../lib/browser/processGroup.js";
 import { serviceConfig } from "../../lib/service/config.js";
 import { loadKeys } from "../../lib/service/keys.js";
+import { memoryIsShort } from "../../lib/service/memoryAvailable.js";
 import { buildService, type Service } from "../../lib/service/server.js";
 import { machineWarmBrowsers } from "../../lib/service/warmBrowsers.js";
 import { commandLineIfLive, liveDescendants, stillLive } from "../support/processes.js";
@@ -35,12 +36,15 @@ interface Running {
   warm(count: number): Promise<number[]>;
   /** The counter of sessions by where their browser came from. */
   browsersFrom(from: "warm" | "launched"): Promise<number>;
+  /** What the service said in its log so far. */
+  warnings: string[];
 }
 
 /** A service that listens (which is when its pool fills) for the length of `test`, then stopped. */
 async function withService(
   env: Record<string, string>,
   test: (running: Running) => Promise<void>,
+  overrides: { memoryShort?: () => boolean } = {},
 ): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wayfarer-warm-"));
   const warnings: string[] = [];
@@ -48,6 +52,7 @@ async function withService(
     ...serviceConfig({ PORT: "0", WAYFARER_ALLOW_HOSTS: "127.0.0.1", ...env }),
     dataDir,
     warn: (line: string) => void warnings.push(line),
+    ...overrides,
   };
   const service = buildService(config, await loadKeys(`alpha:${KEY}`, dataDir, () => {}));
   try {
@@ -81,6 +86,7 @@ async function withService(
       async browsersFrom(from) {
         return (await scrape(url)).value("wayfarer_session_browsers_total", { from }) ?? 0;
       },
+      warnings,
     });
   } finally {
     await service.close();
@@ -308,6 +314,46 @@ describe("warm browsers", () => {
       expect(running.service.sessions.warmBrowsers!.take()).toBeUndefined();
       expect(await running.warm(1)).not.toContain(next);
     });
+  });
+});
+
+describe("when memory is short", () => {
+  it("the pool stands down: its waiting browser ends, none is launched, a start launches its own; it fills again once memory is back", async () => {
+    let short = false;
+    await withService(
+      // Idle sessions (and memory) are looked at every 250 ms.
+      { WAYFARER_WARM_BROWSERS: "1", WAYFARER_SESSION_IDLE_MS: "1000" },
+      async (running) => {
+        const pool = running.service.sessions.warmBrowsers!;
+        const [waited] = await running.warm(1);
+        short = true;
+        const until = Date.now() + 10_000;
+        while (((await stillLive([waited!])).length || pool.held) && Date.now() < until)
+          await new Promise((r) => setTimeout(r, 50));
+        expect(await stillLive([waited!])).toEqual([]);
+        expect(pool.held).toBe(0);
+        expect(running.warnings.filter((l) => l.includes("memory is short"))).toHaveLength(1);
+        const session = await running.start();
+        expect(session.pid).not.toBe(waited);
+        expect(await running.browsersFrom("launched")).toBe(1);
+        await new Promise((r) => setTimeout(r, 600));
+        expect(pool.held).toBe(0);
+        short = false;
+        const [again] = await running.warm(1);
+        expect(again).not.toBe(waited);
+        expect(running.warnings.some((l) => l.includes("memory is available again"))).toBe(true);
+      },
+      { memoryShort: () => short },
+    );
+  });
+
+  it("is short under 512 MiB available, or under a tenth of the machine's memory", () => {
+    const MiB = 1024 * 1024;
+    expect(memoryIsShort(400 * MiB, 2048 * MiB)).toBe(true);
+    expect(memoryIsShort(1024 * MiB, 4096 * MiB)).toBe(false);
+    expect(memoryIsShort(1024 * MiB, 16384 * MiB)).toBe(true);
+    expect(memoryIsShort(2048 * MiB, 16384 * MiB)).toBe(false);
+    expect(typeof memoryIsShort()).toBe("boolean");
   });
 });
 
