@@ -6,6 +6,9 @@
 import {
   BrowserbaseSessionNotFoundError,
   ContentFrameNotFoundError,
+  ContextError,
+  ContextInUseError,
+  ContextNotFoundError,
   InvalidAISDKModelFormatError,
   InvalidSelectorError,
   LLMResponseError,
@@ -205,6 +208,25 @@ export const ERROR_REGISTRY: readonly ErrorEntry[] = [
     when: "A selector's frame hop lands on an element that is no `<iframe>`/`<frame>`, or whose document is gone.",
     whatToDo: "Check the frame part of the selector.",
     fields: ["selector"],
+  }),
+  entry(ContextError, {
+    status: 400,
+    when: "A context (a browser profile kept between sessions: `browserSettings.context`, the library's `context` option) cannot be used: its file does not open with this service's key for this project and id (copied from elsewhere, or changed), or the profile is past what a context keeps (50 MiB and 10,000 files once caches are left out).",
+    whatToDo:
+      "Create a new context and log in again; keep less in the browser's storage. The message says which.",
+    fields: [],
+  }),
+  entry(ContextNotFoundError, {
+    status: 404,
+    when: "A call names a context that this project does not have: it never existed, was deleted, or another project's key created it.",
+    whatToDo: "Create one with `POST /v1/contexts` and use it with the same key.",
+    fields: ["contextId"],
+  }),
+  entry(ContextInUseError, {
+    status: 409,
+    when: "A `/start` names a context that a live session holds.",
+    whatToDo: "End that session first, or start without the context.",
+    fields: ["contextId"],
   }),
   entry(ServiceShadowRootMissingError, {
     status: 400,

@@ -391,3 +391,34 @@ export class TokenCapError extends ServiceError {
     );
   }
 }
+
+/**
+ * A context (a browser profile kept between sessions) could not be read, written or used: not
+ * found, in use by another session, past its size, or not openable with this service's key.
+ */
+export class ContextError extends ServiceError {
+  override name = "ContextError";
+  static override readonly code: string = "CONTEXT_ERROR";
+}
+
+/** No context of that id in this project (it never was, was deleted, or is another project's). */
+export class ContextNotFoundError extends ContextError {
+  override name = "ContextNotFoundError";
+  static override readonly code = "CONTEXT_NOT_FOUND";
+  constructor(readonly contextId: string) {
+    super(
+      `No context "${contextId}" in this project: create one with POST /v1/contexts, and use it with the key that created it.`,
+    );
+  }
+}
+
+/** A context is in use by a live session, and a second session may not take it at once. */
+export class ContextInUseError extends ContextError {
+  override name = "ContextInUseError";
+  static override readonly code = "CONTEXT_IN_USE";
+  constructor(readonly contextId: string) {
+    super(
+      `Context "${contextId}" is in use by another session: end that session first (one session holds a context at a time, so that one save never overwrites another's).`,
+    );
+  }
+}
