@@ -8,38 +8,23 @@ import { chown } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { Browser } from "playwright-core";
+import type { ProfileKeeper } from "../contexts/profileKeeper.js";
 import type { ResolvedLaunchOptions } from "../options.js";
 import { untilAborted } from "../timeout.js";
+import { attach } from "./attachBrowser.js";
+import { bounded, GRACEFUL_CLOSE_MS } from "./boundedClose.js";
 import { browserEnv } from "./browserEnv.js";
 import { CdpHub } from "./cdpHub.js";
 import { cdpPipe } from "./cdpPipe.js";
+import { chromiumDriver } from "./chromiumDriver.js";
 import { resolveExecutable } from "./executable.js";
 import { buildCommandLine, type LaunchProfile } from "./launchArgs.js";
+import type { LaunchedBrowser } from "./launchedBrowser.js";
 import { createLaunchFolder } from "./launchFolder.js";
 import { lifeline } from "./lifeline.js";
 import { ownedProcesses, terminateGroup, waitForExit } from "./processGroup.js";
 
-export interface LaunchedBrowser {
-  browser: Browser;
-  /** CDP WebSocket URL of the browser: what `connectURL` hands out (none over a pipe). */
-  wsEndpoint: string | undefined;
-  /** A browser driven over a pipe: the one way in for other clients. */
-  hub: CdpHub | undefined;
-  pid: number | undefined;
-  /** The profile folder of a browser we launched. */
-  userDataDir: string | undefined;
-  /** The launch's own folder (temporary profile, Chromium's temp files); ours to remove. */
-  launchDir: string | undefined;
-  /** Where the browser's downloads go (inside launchDir). */
-  downloadsDir: string | undefined;
-  executablePath: string | undefined;
-  args: string[];
-  refusedArgs: string[];
-  /** Ends the browser and removes what we created. Idempotent; `force` kills at once. */
-  terminate(force?: boolean): Promise<void>;
-  /** Lets go of the browser and leaves it running. */
-  detach(): Promise<void>;
-}
+export type { LaunchedBrowser } from "./launchedBrowser.js";
 
 export interface LaunchRequest {
   options: ResolvedLaunchOptions;
@@ -54,6 +39,8 @@ export interface LaunchRequest {
   pipe?: boolean;
   /** Run the browser as this user, its folder given to it (a launcher running as root). */
   runAs?: RunAs;
+  /** A context's profile: restored before the start, saved after a close that asked (contexts). */
+  keeper?: ProfileKeeper;
 }
 
 export interface RunAs {
@@ -67,17 +54,6 @@ export interface RunAs {
 }
 
 const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
-
-/**
- * Playwright's Chromium driver, imported with the first browser rather than at start: an idle
- * service holds none of its ~60 MB, and the first launch loads it while Chromium starts. A
- * service that keeps warm browsers imports it before it listens (Sessions.beforeListening).
- */
-let playwright: Promise<typeof import("playwright-core")> | undefined;
-export const chromiumDriver = () => {
-  playwright ??= import("playwright-core");
-  return playwright.then((loaded) => loaded.chromium);
-};
 
 export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBrowser> {
   const { options } = request;
@@ -103,6 +79,12 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
     await Promise.all(
       [sessionDir, browserTmp, folder.downloads].map((dir) => chown(dir, runAs.uid, runAs.gid)),
     ).catch(async (error: unknown) => {
+      await removeSession();
+      throw error;
+    });
+  }
+  if (request.keeper) {
+    await request.keeper.restore(userDataDir, runAs).catch(async (error: unknown) => {
       await removeSession();
       throw error;
     });
@@ -187,6 +169,7 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
       await browser.close().catch(() => {});
       throw request.signal.reason;
     }
+    await request.keeper?.connected(browser);
 
     let ended: Promise<void> | undefined;
     const proc = child;
@@ -207,7 +190,12 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
           terminateGroup(pid);
         }
         ended ??= (async () => {
-          if (!force) await askToClose(browser, proc);
+          if (!force) {
+            await bounded(request.keeper?.closing(browser) ?? Promise.resolve());
+            await askToClose(browser, proc);
+          }
+          // Ended by itself once asked: its profile is whole on disk (a killed one may not be).
+          const whole = !force && proc.exitCode === 0;
           if (pid !== undefined) {
             terminateGroup(pid);
             await waitForExit(proc, GRACEFUL_CLOSE_MS);
@@ -215,6 +203,7 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
           }
           // The process is gone and the connection with it: this only releases Playwright's side.
           await bounded(browser.close());
+          if (whole) await request.keeper?.ended(userDataDir);
           await removeSession();
         })();
         return ended;
@@ -242,69 +231,6 @@ export async function launchBrowser(request: LaunchRequest): Promise<LaunchedBro
     await removeSession();
     throw request.signal?.aborted ? request.signal.reason : error;
   }
-}
-
-async function attach(
-  cdpUrl: string,
-  timeoutMs: number,
-  signal?: AbortSignal,
-  headers?: Record<string, string>,
-): Promise<LaunchedBrowser> {
-  const chromium = await chromiumDriver();
-  signal?.throwIfAborted();
-  const connecting = chromium.connectOverCDP(cdpUrl, {
-    timeout: timeoutMs,
-    ...(headers ? { headers } : {}),
-  });
-  const browser = await untilAborted(connecting, signal).catch((error: unknown) => {
-    // A connection that completes after we gave up is let go at once.
-    if (signal?.aborted) void connecting.then((late) => late.close()).catch(() => {});
-    throw error;
-  });
-  // Hand out the WebSocket form so a later attach does not depend on the HTTP endpoint.
-  const wsEndpoint = /^wss?:/.test(cdpUrl)
-    ? cdpUrl
-    : await fetchWsEndpoint(cdpUrl, timeoutMs, signal).catch(() => cdpUrl);
-  if (signal?.aborted) {
-    await bounded(browser.close());
-    throw signal.reason;
-  }
-  let ended: Promise<void> | undefined;
-  return {
-    browser,
-    wsEndpoint,
-    hub: undefined,
-    pid: undefined,
-    userDataDir: undefined,
-    launchDir: undefined,
-    downloadsDir: undefined,
-    executablePath: undefined,
-    args: [],
-    refusedArgs: [],
-    terminate() {
-      ended ??= (async () => {
-        await bounded(browser.newBrowserCDPSession().then((s) => s.send("Browser.close")));
-        await bounded(browser.close());
-      })();
-      return ended;
-    },
-    async detach() {
-      await bounded(browser.close());
-    },
-  };
-}
-
-async function fetchWsEndpoint(
-  httpUrl: string,
-  timeoutMs: number,
-  signal?: AbortSignal,
-): Promise<string> {
-  const url = new URL("/json/version", httpUrl);
-  const limit = AbortSignal.timeout(timeoutMs);
-  const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, limit]) : limit });
-  const body = (await response.json()) as { webSocketDebuggerUrl?: string };
-  if (!body.webSocketDebuggerUrl) throw new Error("no webSocketDebuggerUrl");
-  return body.webSocketDebuggerUrl;
 }
 
 /** The last lines Chromium wrote to stderr, for the error of a launch that failed. */
@@ -378,8 +304,6 @@ function untilReady<T>(
   });
 }
 
-const GRACEFUL_CLOSE_MS = 3_000;
-
 /** Asks the browser to close and waits, within a bound, for its process to end. */
 async function askToClose(browser: Browser, child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -389,15 +313,4 @@ async function askToClose(browser: Browser, child: ChildProcess): Promise<void> 
     .then((session) => session.send("Browser.close"))
     .catch(() => {});
   await waitForExit(child, GRACEFUL_CLOSE_MS);
-}
-
-/** A step of closing that must not hold the caller: it gets GRACEFUL_CLOSE_MS, errors ignored. */
-async function bounded(step: Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    step.catch(() => {}),
-    new Promise((resolve) => {
-      timer = setTimeout(resolve, GRACEFUL_CLOSE_MS);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

@@ -16,6 +16,9 @@ import { ContextError } from "../errors.js";
 const MAGIC = Buffer.from("wayfarer-profile-1\n");
 const MiB = 1024 * 1024;
 
+/** An archive of no file: a context created and not yet saved. */
+export const EMPTY_PROFILE = Buffer.from(MAGIC);
+
 /** The most a profile may hold once its caches are left out, and how many files. */
 export const PROFILE_LIMITS = { bytes: 50 * MiB, files: 10_000 };
 

@@ -9,6 +9,7 @@ import { type EgressProxy, startEgressProxy } from "../browser/egressProxy.js";
 import { type LaunchedBrowser, launchBrowser, type RunAs } from "../browser/launch.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import { answerProxyChallenges } from "../browser/proxyAuth.js";
+import type { ProfileKeeper } from "../contexts/profileKeeper.js";
 import { ServiceError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { AddressRule } from "../net/addressRule.js";
@@ -37,6 +38,8 @@ export interface Confinement {
   runAs?: RunAs;
   /** A browser launched ahead under this same confinement (the service's warm pool): taken, not launched. */
   warm?: WarmBrowser;
+  /** A context's profile, restored into the launch and saved after it (never with `warm`). */
+  keeper?: ProfileKeeper;
 }
 
 /**
@@ -170,6 +173,7 @@ export class LocalEngine implements Engine {
         timeoutMs: deadline.remaining(),
         signal: this.launching.signal,
         ...(this.options.confine ? { pipe: true, runAs: this.options.confine.runAs } : {}),
+        ...(this.options.confine?.keeper ? { keeper: this.options.confine.keeper } : {}),
       });
     }
     const launched = await this.launch;

@@ -132,3 +132,23 @@ export const DashboardLinkSchema = z.looseObject({
     .describe("The project view, its read-only token in the fragment (never the key)."),
   expiresAt: z.iso.datetime(),
 });
+
+/** `POST /v1/contexts`, `GET /v1/contexts/{id}`: a context (a browser profile kept between sessions). */
+export const ContextSchema = z.looseObject({
+  id: z.string().describe("The context's id: give it as `browserSettings.context.id` on /start."),
+  projectId: z.string().describe("The project of the key that created it: only it may use it."),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime().describe("When a session last saved it (`persist: true`)."),
+  size: z
+    .number()
+    .int()
+    .describe(
+      "The profile's size once its caches are left out, bytes; 0 until a session saved it.",
+    ),
+});
+
+/** `DELETE /v1/contexts/{id}`. */
+export const ContextDeletedSchema = z.looseObject({
+  id: z.string(),
+  deleted: z.literal(true),
+});

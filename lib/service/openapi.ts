@@ -25,6 +25,7 @@ import {
   PlatformReleasedSchema,
   PlatformSessionSchema,
 } from "./answerSchemas.js";
+import { contextPaths } from "./openapiContextPaths.js";
 import { EXAMPLES, SSE_EXAMPLE } from "./openapiExamples.js";
 import {
   FAILURE_RESPONSES,
@@ -169,6 +170,11 @@ function build() {
         name: "platform",
         description:
           "The browser-platform routes a v3 client asks at BROWSERBASE_BASE_URL (its connectUrl, debug links, release).",
+      },
+      {
+        name: "contexts",
+        description:
+          "Browser profiles kept between sessions (a login for scheduled jobs), per project, encrypted at rest.",
       },
       { name: "health", description: "For load balancers and process managers: no key." },
       {
@@ -357,6 +363,7 @@ function build() {
           },
         },
       },
+      ...contextPaths(),
       ...servicePaths(),
     }),
   };

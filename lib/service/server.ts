@@ -10,6 +10,7 @@ import { ServiceValidationError } from "../errors.js";
 import { failureBody } from "./answers.js";
 import { BrowserAccess } from "./browserAccess.js";
 import type { ServiceConfig } from "./config.js";
+import { ContextStore } from "./contextStore.js";
 import { protectionsOf } from "./isolation.js";
 import type { KeyRing } from "./keys.js";
 import { publicBase } from "./links.js";
@@ -18,6 +19,7 @@ import { RateLimit } from "./rateLimit.js";
 import { failureLine, requestIdOf, tagRequest } from "./requestId.js";
 import { canonicalTarget } from "./requestTarget.js";
 import { apiDocsRoutes } from "./routes/apiDocs.js";
+import { contextRoutes } from "./routes/contexts.js";
 import { dashboardRoutes } from "./routes/dashboard.js";
 import { frontRoutes } from "./routes/front.js";
 import { healthRoutes } from "./routes/health.js";
@@ -65,10 +67,12 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     memoryLimitMb: config.limits.browserMaxMemoryMb,
     shared: cluster !== undefined,
   });
+  const contexts = new ContextStore(join(config.dataDir, "contexts"));
   const sessions = new Sessions(
     config,
     cluster && { newId: () => cluster.newSessionId(), watcher: cluster },
     metrics,
+    contexts,
   );
   const routes: Service["routes"] = [];
   app.addHook("onRoute", (route) => {
@@ -225,6 +229,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
   app.register(operationRoutes({ sessions, rule: config.rule, cache }));
   access.attach(app.server);
   app.register(platformRoutes({ sessions, access, publicUrl: config.publicUrl }));
+  app.register(contextRoutes({ contexts }));
   // Behind view tokens (a session's, a project's); minting a project's link takes the key.
   app.register(
     dashboardRoutes({ sessions, publicUrl: config.publicUrl, shared: cluster !== undefined }),

@@ -9,6 +9,7 @@ import type { AgentDeps } from "../agent/agent.js";
 import type { CdpHub } from "../browser/cdpHub.js";
 import type { Context, PageLimit } from "../browser/context.js";
 import type { RunAs } from "../browser/launch.js";
+import type { ProfileKeeper } from "../contexts/profileKeeper.js";
 import type { Engine, Operations } from "../engine/engine.js";
 import { loggedPageHooks } from "../engine/pageHooks.js";
 import { createEngine } from "../engine/select.js";
@@ -66,6 +67,10 @@ export interface SessionInit {
   browser?: SessionBrowser;
   /** A blank browser launched ahead for a session like this one (the warm pool): taken, not launched. */
   warm?: TakenBrowser;
+  /** The context it starts with (`browserSettings.context`): restored, and saved when it persists. */
+  keeper?: ProfileKeeper;
+  /** `browserSettings.context` as asked: the context to hold, and whether to save it at the end. */
+  context?: { id: string; persist: boolean };
   /** How often a streamed operation says it is still at work (WAYFARER_STREAM_KEEPALIVE_MS). */
   streamKeepAliveMs?: number;
 }
@@ -107,6 +112,9 @@ export class Session {
   private sink: OperationSink | undefined;
   private ended: Promise<void> | undefined;
   private readonly endHooks: (() => void)[] = [];
+  private readonly afterEndHooks: (() => void)[] = [];
+  /** A context that persists: the end asks the browser to close, so that its profile is whole. */
+  private persists = false;
   /** Aborted when the session ends: the operation under way stops with it. */
   private readonly ending = new AbortController();
   /** Aborted by a caller's stop: the operation under way stops as its own signal would stop it. */
@@ -182,6 +190,7 @@ export class Session {
       confine: {
         ...(init.runAs ? { runAs: init.runAs } : {}),
         ...(init.warm ? { warm: init.warm.warm } : {}),
+        ...(init.keeper ? { keeper: init.keeper } : {}),
       },
     });
     const context = await openBrowser(engine, init.browser, init.viewport, init.warm !== undefined);
@@ -205,6 +214,7 @@ export class Session {
     const details = { keepAlive: init.keepAlive === true, userMetadata: init.userMetadata };
     self = new Session(id, details, init.project, init.modelName, engine, context, metrics);
     self.callerCdpUrl = init.browser?.attach?.given;
+    self.persists = init.keeper?.persists === true;
     self.makeToolDeps = () =>
       agentDepsFor(options, logger, metrics, () => context, { spendGuard, modelAccess });
     self.shownText = new ShownText(logger.redactor);
@@ -373,7 +383,9 @@ export class Session {
         ),
       );
       for (const hook of this.endHooks.splice(0)) hook();
-      this.ended = this.engine.close({ force: true });
+      this.ended = this.engine.close({ force: !this.persists }).finally(() => {
+        for (const hook of this.afterEndHooks.splice(0)) hook();
+      });
     }
     return this.ended;
   }
@@ -397,6 +409,12 @@ export class Session {
     if (!this.busy) return false;
     this.stopper.abort(new ServiceError("The caller stopped the run."));
     return true;
+  }
+
+  /** `hook` runs once the session's browser has ended (its context saved), however it ended. */
+  afterEnd(hook: () => void): void {
+    if (this.ended) void this.ended.then(hook, hook);
+    else this.afterEndHooks.push(hook);
   }
 
   /** Runs `hook` when the session ends (its CDP connections close). */

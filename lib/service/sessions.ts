@@ -6,11 +6,13 @@
  * its project on it is told why), or all at shutdown. Each counts against its project's limits.
  */
 import { randomUUID } from "node:crypto";
-import { chromiumDriver } from "../browser/launch.js";
-import { ServiceValidationError } from "../errors.js";
+import { chromiumDriver } from "../browser/chromiumDriver.js";
+import { type ProfileKeeper, profileKeeper } from "../contexts/profileKeeper.js";
+import { ContextNotFoundError, ServiceValidationError } from "../errors.js";
 import { readableReason } from "../readableError.js";
 import { BrowserUsers } from "./browserUsers.js";
 import type { ServiceConfig } from "./config.js";
+import type { ContextStore } from "./contextStore.js";
 import { unsandboxedRefusal } from "./isolation.js";
 import type { ServiceMetrics } from "./metrics.js";
 import { type QuotaCounters, Quotas } from "./quotas.js";
@@ -50,6 +52,8 @@ export class Sessions {
     /** Shared mode: ids that name this instance, and the registry told of each session. */
     shared: { newId: () => string; watcher: SessionWatcher } | undefined,
     private readonly metrics: ServiceMetrics,
+    /** The project's contexts a session may start with (`browserSettings.context`). */
+    private readonly contexts?: ContextStore,
   ) {
     this.newId = shared?.newId ?? randomUUID;
     this.watcher = shared?.watcher;
@@ -151,7 +155,8 @@ export class Sessions {
    */
   private async open(init: SessionInit): Promise<Session> {
     // Before any await: the browser passes from the pool to the starting sessions at once.
-    const taken = warmWillDo(init.browser) ? this.warmBrowsers?.take() : undefined;
+    // A context's profile is restored into the launch: a browser launched ahead has its own.
+    const taken = warmWillDo(init.browser) && !init.context ? this.warmBrowsers?.take() : undefined;
     const id = taken?.id ?? this.newId();
     try {
       await this.quotas.takeSlot(init.project, id);
@@ -159,6 +164,16 @@ export class Sessions {
       if (taken) this.warmBrowsers?.giveBack(taken);
       throw error;
     }
+    let keeper: ProfileKeeper | undefined;
+    try {
+      keeper = init.context && (await this.keeperFor(init.project, init.context, id));
+    } catch (error) {
+      this.quotas.releaseSlot(id);
+      throw error;
+    }
+    const letContextGo = () => {
+      if (init.context) this.contexts?.release(init.project, init.context.id, id);
+    };
     try {
       // A caller's own browser (attached) is no process of this host: no user, no page cap.
       const ours = !init.browser?.attach;
@@ -174,6 +189,7 @@ export class Sessions {
             : {}),
           ...(runAs ? { runAs } : {}),
           ...(warm ? { warm } : {}),
+          ...(keeper ? { keeper } : {}),
         });
       let from: "warm" | "launched" | "attached" = taken ? "warm" : ours ? "launched" : "attached";
       const session = await opening(taken).catch((error: unknown) => {
@@ -187,16 +203,42 @@ export class Sessions {
         return opening(undefined);
       });
       this.metrics.sessionBrowser(from);
+      // Held until its browser has ended and its profile is saved: the next session reads that.
+      session.afterEnd(letContextGo);
       return session;
     } catch (error) {
       // The launch left nothing running (Session.open's promise): its user is free again.
       this.browserUsers.give(id);
       this.quotas.releaseSlot(id);
+      letContextGo();
       throw error;
     } finally {
       // The next one is launched once this session has its browser, not while it gets it (and
       // a failed start may have left room a waiting browser gave up).
       setImmediate(() => this.warmBrowsers?.fill());
+    }
+  }
+
+  /** The context held for session `id`, and what restores and saves its profile. */
+  private async keeperFor(
+    project: string,
+    context: { id: string; persist: boolean },
+    id: string,
+  ): Promise<ProfileKeeper> {
+    const contexts = this.contexts;
+    if (!contexts) throw new ContextNotFoundError(context.id);
+    await contexts.hold(project, context.id, id);
+    try {
+      const archive = await contexts.load(project, context.id);
+      const save = context.persist
+        ? async (packed: Buffer) => void (await contexts.save(project, context.id, packed))
+        : undefined;
+      return profileKeeper(archive, save, (line) =>
+        this.config.warn(`warning: session ${id}, context ${context.id}: ${line}`),
+      );
+    } catch (error) {
+      contexts.release(project, context.id, id);
+      throw error;
     }
   }
 

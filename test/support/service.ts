@@ -15,6 +15,8 @@ export const KEYS = { alpha: "key-alpha-0123456789abcdef", beta: "key-beta-01234
 
 export interface RunningService {
   url: string;
+  /** The service's data folder (its own, removed after the file). */
+  dataDir: string;
   service: Service;
   /** A request with project alpha's key (or `key`), JSON in and out. */
   call(
@@ -30,6 +32,7 @@ export function useService(overrides: Partial<ServiceConfig> = {}): RunningServi
   beforeAll(async () => {
     // A data folder of its own: keys and server-cache entries start empty for each file.
     dataDir = await mkdtemp(join(tmpdir(), "wayfarer-service-data-"));
+    running.dataDir = dataDir;
     const config = {
       ...serviceConfig({ PORT: "0", WAYFARER_ALLOW_HOSTS: "127.0.0.1" }),
       dataDir,

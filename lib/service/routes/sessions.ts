@@ -30,6 +30,10 @@ const CreateParamsSchema = z.looseObject({
       viewport: z
         .object({ width: z.number().int().min(100), height: z.number().int().min(100) })
         .optional(),
+      /** A context of the project (POST /v1/contexts): its profile, saved back when `persist`. */
+      context: z
+        .looseObject({ id: z.string().min(1).max(200), persist: z.boolean().optional() })
+        .optional(),
     })
     .optional(),
 });
@@ -39,7 +43,7 @@ function ignoredFields(params: z.infer<typeof CreateParamsSchema>): string[] {
   const honoured = new Set(["timeout", "keepAlive", "userMetadata", "browserSettings"]);
   const top = Object.keys(params).filter((k) => !honoured.has(k));
   const settings = Object.keys(params.browserSettings ?? {})
-    .filter((k) => k !== "viewport")
+    .filter((k) => k !== "viewport" && k !== "context")
     .map((k) => `browserSettings.${k}`);
   return [...top, ...settings];
 }
@@ -117,6 +121,14 @@ export function sessionRoutes(deps: {
           selfHeal: body.selfHeal,
           domSettleTimeoutMs: body.domSettleTimeoutMs,
           viewport: capped.viewport,
+          ...(params.browserSettings?.context
+            ? {
+                context: {
+                  id: params.browserSettings.context.id,
+                  persist: params.browserSettings.context.persist === true,
+                },
+              }
+            : {}),
           lifetimeMs:
             capped.timeoutSeconds === undefined ? undefined : capped.timeoutSeconds * 1000,
           notes: [...capped.notes, ...chosen.browser.notes],
