@@ -533,6 +533,12 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "WAYFARER_CONTEXT_KEY",
+    group: "browser",
+    what: "The key a context file is sealed with (`localBrowserLaunchOptions.context`): 64 hex characters (`openssl rand -hex 32`). The file opens only where this key is set, so it may be kept in a repository.",
+    secret: true,
+  },
+  {
     name: "WAYFARER_BROWSER_PROFILE",
     group: "browser",
     what: '`"local"` (multi-process, site isolation) or `"serverless"` (one process, the serverless pack\'s flags).',

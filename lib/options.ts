@@ -111,6 +111,18 @@ export const LocalBrowserLaunchOptionsSchema = z.looseObject({
     .describe(
       "The profile folder, kept after close. Unset: a temporary profile, removed on close.",
     ),
+  context: z
+    .strictObject({
+      path: z.string().min(1).describe("The context's file (made on the first save)."),
+      persist: z
+        .boolean()
+        .default(false)
+        .describe("Save the browser's profile back into the file on close."),
+    })
+    .optional()
+    .describe(
+      "A browser profile kept between runs (cookies, session cookies too, localStorage, IndexedDB) in one file sealed with the key in `WAYFARER_CONTEXT_KEY`: a login kept for scheduled jobs. Not with `userDataDir` or `cdpUrl`.",
+    ),
   viewport: ViewportSchema.optional().describe(
     "The exact page size on every page. Unset: a 1280×720 window.",
   ),

@@ -9,8 +9,9 @@ import { type EgressProxy, startEgressProxy } from "../browser/egressProxy.js";
 import { type LaunchedBrowser, launchBrowser, type RunAs } from "../browser/launch.js";
 import type { LaunchProfile } from "../browser/launchArgs.js";
 import { answerProxyChallenges } from "../browser/proxyAuth.js";
+import { localContextKeeper } from "../contexts/localContext.js";
 import type { ProfileKeeper } from "../contexts/profileKeeper.js";
-import { ServiceError } from "../errors.js";
+import { ServiceError, ServiceValidationError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { AddressRule } from "../net/addressRule.js";
 import type { ResolvedLaunchOptions } from "../options.js";
@@ -136,6 +137,22 @@ export class LocalEngine implements Engine {
   }
 
   /** The launch options, pointed at the egress proxy when the rule is on. */
+  /** The library's `context` option: its file's profile restored, and saved on close (persist). */
+  private async contextKeeper(): Promise<ProfileKeeper | undefined> {
+    const { context, userDataDir, cdpUrl } = this.options.launch;
+    if (!context) return undefined;
+    if (userDataDir || cdpUrl) {
+      throw new ServiceValidationError("localBrowserLaunchOptions", [
+        {
+          path: ["localBrowserLaunchOptions", "context"],
+          message: `a context brings its own profile: not with ${userDataDir ? "userDataDir" : "cdpUrl"}`,
+        },
+      ]);
+    }
+    const { logger } = this.options;
+    return localContextKeeper(context, (line) => logger.warn("browser", line));
+  }
+
   private async launchOptions(): Promise<ResolvedLaunchOptions> {
     const { launch, egress, logger } = this.options;
     if (!egress) return launch;
@@ -166,6 +183,7 @@ export class LocalEngine implements Engine {
       warm.hearRefusals(this.refused);
       this.launch = Promise.resolve(warm.launched);
     } else {
+      const keeper = this.options.confine?.keeper ?? (await this.contextKeeper());
       const options = await this.launchOptions();
       this.launch = launchBrowser({
         options,
@@ -173,7 +191,7 @@ export class LocalEngine implements Engine {
         timeoutMs: deadline.remaining(),
         signal: this.launching.signal,
         ...(this.options.confine ? { pipe: true, runAs: this.options.confine.runAs } : {}),
-        ...(this.options.confine?.keeper ? { keeper: this.options.confine.keeper } : {}),
+        ...(keeper ? { keeper } : {}),
       });
     }
     const launched = await this.launch;
