@@ -76,6 +76,20 @@ export const ENV_VARS: readonly EnvVar[] = [
     secret: false,
   },
   {
+    name: "JOB_CONTEXT_FILE",
+    group: "job",
+    what: "LOCAL: the context file the job's browser starts from, logged in (`npm run login` makes it; sealed with `WAYFARER_CONTEXT_KEY`).",
+    unset: "`context.file` of job.config.ts",
+    secret: false,
+  },
+  {
+    name: "JOB_CONTEXT_ID",
+    group: "job",
+    what: "REMOTE: the service's context (`POST /v1/contexts`) the job's session starts with.",
+    unset: "`context.id` of job.config.ts",
+    secret: false,
+  },
+  {
     name: "JOB_BUDGET_MS",
     group: "job",
     what: "The job's whole time budget in ms (5000–800000); the answer comes before it ends.",

@@ -5,7 +5,8 @@
  * bucket and open only where the key is. A file that does not exist yet is an empty profile
  * (`npm run login` makes the first one); with `persist` the profile is saved back on close.
  */
-import { stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { MissingEnvironmentVariableError, ServiceValidationError } from "../errors.js";
 import { type ContextHeader, readContextFile, writeContextFile } from "./contextFile.js";
 import { EMPTY_PROFILE } from "./profileArchive.js";
@@ -58,6 +59,7 @@ export async function localContextKeeper(
           updatedAt: Date.now(),
           bytes: packed.length,
         };
+        await mkdir(dirname(context.path), { recursive: true });
         await writeContextFile(context.path, header, packed, secret);
       }
     : undefined;

@@ -56,6 +56,31 @@ export const JobDefinitionSchema = z.strictObject({
       "The whole run's budget in ms (default 60000, never above vercel.json's maxDuration). `JOB_BUDGET_MS` overrides it.",
     ),
   egress: JobEgressSchema.optional(),
+  context: z
+    .strictObject({
+      file: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          "LOCAL: a context file sealed with `WAYFARER_CONTEXT_KEY` (`npm run login` makes it). `JOB_CONTEXT_FILE` overrides it.",
+        ),
+      id: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          "REMOTE: a context of the service (`POST /v1/contexts`). `JOB_CONTEXT_ID` overrides it.",
+        ),
+      persist: z
+        .boolean()
+        .optional()
+        .describe("Save the run's profile back at its end (default: no; `npm run login` saves)."),
+    })
+    .optional()
+    .describe(
+      "A login kept for the job's runs: the browser starts with the context's profile, logged in. The run uses `file` in LOCAL and `id` in REMOTE.",
+    ),
 });
 export type JobDefinition = z.infer<typeof JobDefinitionSchema>;
 
@@ -119,6 +144,15 @@ export function resolveJob(
       ...(env.JOB_EXTRACT ? { extract: env.JOB_EXTRACT } : {}),
       ...(env.JOB_MODEL ? { model: env.JOB_MODEL } : {}),
       ...(env.JOB_CACHE_DIR ? { cacheDir: env.JOB_CACHE_DIR } : {}),
+      ...(env.JOB_CONTEXT_FILE || env.JOB_CONTEXT_ID
+        ? {
+            context: {
+              ...base.context,
+              ...(env.JOB_CONTEXT_FILE ? { file: env.JOB_CONTEXT_FILE } : {}),
+              ...(env.JOB_CONTEXT_ID ? { id: env.JOB_CONTEXT_ID } : {}),
+            },
+          }
+        : {}),
       ...(budget !== undefined ? { budgetMs: budget } : {}),
       ...egressOverride,
       ...(Object.keys(variables).length ? { variables } : {}),

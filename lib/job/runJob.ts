@@ -123,6 +123,7 @@ export async function runJob(job: JobDefinition, options: JobOptions = {}): Prom
       ...options.client,
       ...(job.model ? { model: job.model } : {}),
       ...(job.cacheDir ? { cacheDir: job.cacheDir } : {}),
+      ...contextOptions(job, options.client?.env ?? env, { ...guard, ...options.client }),
     } as V3Options,
     { ...options.clientInternals, modelTap: modelTapOf(options) },
   );
@@ -225,4 +226,38 @@ function modelTapOf(options: JobOptions): ModelTap | undefined {
     },
     answered: inner?.answered?.bind(inner),
   };
+}
+
+/**
+ * The job's context as client options: LOCAL starts from its file, REMOTE from the service's
+ * context; the launch options or session params already given are kept beside it.
+ */
+function contextOptions(
+  job: JobDefinition,
+  env: string,
+  given: Partial<V3Options>,
+): Partial<V3Options> {
+  const context = job.context;
+  const persist = context?.persist === true;
+  if (env === "LOCAL" && context?.file) {
+    return {
+      localBrowserLaunchOptions: {
+        ...given.localBrowserLaunchOptions,
+        context: { path: context.file, persist },
+      } as V3Options["localBrowserLaunchOptions"],
+    };
+  }
+  if (env === "REMOTE" && context?.id) {
+    const params = given.browserbaseSessionCreateParams ?? {};
+    return {
+      browserbaseSessionCreateParams: {
+        ...params,
+        browserSettings: {
+          ...(params.browserSettings as Record<string, unknown> | undefined),
+          context: { id: context.id, persist },
+        },
+      },
+    };
+  }
+  return {};
 }

@@ -29,6 +29,7 @@ const RUN_BY: Record<string, { test: string; holds: string }> = {
   },
   "npm run offline": { test: "test/job/forkJourney.test.ts", holds: '["npm", "run", "offline"]' },
   "npm run dev": { test: "test/job/commands.test.ts", holds: '["run", "dev"]' },
+  "npm run login": { test: "test/job/logIn.test.ts", holds: '["run", "login"' },
   "curl http://127.0.0.1:3000/api/run": {
     test: "test/job/commands.test.ts",
     holds: '"curl", ["-sS", `http://127.0.0.1:$' + "{port}/api/run`]",
