@@ -125,7 +125,9 @@ describe("a job behind a login", () => {
       // The person is done as soon as the page is open.
       if (out.includes("press Enter")) child.stdin.end("\n");
     });
-    child.stderr.on("data", (chunk: Buffer) => void (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
     const code = await new Promise((resolve) => child.once("exit", resolve));
     expect(code, out).toBe(0);
     expect(out).toMatch(/WAYFARER_CONTEXT_KEY=[0-9a-f]{64}/);
