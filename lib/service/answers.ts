@@ -18,6 +18,7 @@ import { noteFailure } from "./metrics.js";
 import { QuotaExceeded } from "./quotas.js";
 import {
   CallerBrowserUnreachable,
+  NotInSharedMode,
   OwnerUnreachable,
   ServiceFull,
   ServiceStopping,
@@ -46,6 +47,7 @@ export function statusOf(error: unknown): number {
   if (error instanceof QuotaExceeded) return 429;
   if (error instanceof ServiceFull || error instanceof ServiceStopping) return 503;
   if (error instanceof SessionGone) return 410;
+  if (error instanceof NotInSharedMode) return 501;
   if (error instanceof OwnerUnreachable || error instanceof CallerBrowserUnreachable) return 502;
   // The browser's launch is bounded by the operator's launch timeout, not by the caller's.
   if (error instanceof ServiceTimeoutError && error.method === "init") return 500;

@@ -19,6 +19,7 @@ import {
 import { EMPTY_PROFILE } from "../contexts/profileArchive.js";
 import { ContextError, ContextInUseError, ContextNotFoundError } from "../errors.js";
 import { folderSecret } from "./cacheSeal.js";
+import { NotInSharedMode } from "./serviceErrors.js";
 
 /** Contexts one project may keep. */
 export const MAX_PER_PROJECT = 100;
@@ -41,10 +42,15 @@ export class ContextStore {
   /** `project\0id` → the session holding it. */
   private readonly held = new Map<string, string>();
 
-  constructor(private readonly folder: string) {}
+  constructor(
+    private readonly folder: string,
+    /** Shared mode: each instance has its own data folder, so no context is offered (501). */
+    private readonly shared = false,
+  ) {}
 
   /** A new, empty context of `project`. */
   async create(project: string): Promise<ContextView> {
+    this.refuseShared();
     const dir = await this.projectFolder(project, true);
     const kept = (await readdir(dir)).filter((name) => name.endsWith(".ctx")).length;
     if (kept >= MAX_PER_PROJECT) {
@@ -67,10 +73,12 @@ export class ContextStore {
 
   /** What `project` has under `id`; ContextNotFoundError for anything else (another's too). */
   async get(project: string, id: string): Promise<ContextView> {
+    this.refuseShared();
     return viewOf(await this.header(project, id));
   }
 
   async delete(project: string, id: string): Promise<void> {
+    this.refuseShared();
     await this.header(project, id);
     if (this.held.has(holdKey(project, id))) throw new ContextInUseError(id);
     await rm(await this.file(project, id), { force: true });
@@ -78,6 +86,7 @@ export class ContextStore {
 
   /** The session holds the context until release(); ContextInUseError while another does. */
   async hold(project: string, id: string, sessionId: string): Promise<void> {
+    this.refuseShared();
     await this.header(project, id);
     const key = holdKey(project, id);
     const holder = this.held.get(key);
@@ -103,6 +112,14 @@ export class ContextStore {
     const header: ContextHeader = { ...before, updatedAt: Date.now(), bytes: profile.length };
     await writeContextFile(await this.file(project, id), header, profile, await this.key());
     return viewOf(header);
+  }
+
+  private refuseShared(): void {
+    if (this.shared) {
+      throw new NotInSharedMode(
+        "Contexts are not offered in shared mode yet: each instance keeps its own data folder, and a context must be the same on every instance. Run one instance for jobs that need one.",
+      );
+    }
   }
 
   private async header(project: string, id: string): Promise<ContextHeader> {

@@ -31,7 +31,7 @@ export function contextPaths() {
         },
         ContextSchema,
         { ...EXAMPLE, size: 0 },
-        { failures: [...KEYED_FAILURES] },
+        { failures: [...KEYED_FAILURES, 501] },
       ),
     },
     "/v1/contexts/{id}": {
@@ -40,7 +40,7 @@ export function contextPaths() {
         { operationId: "getContext", summary: "A context of the key's project", tag: "contexts" },
         ContextSchema,
         EXAMPLE,
-        { failures: [...KEYED_FAILURES, 404] },
+        { failures: [...KEYED_FAILURES, 404, 501] },
       ),
       delete: plain(
         {
@@ -50,7 +50,7 @@ export function contextPaths() {
         },
         ContextDeletedSchema,
         { id: EXAMPLE.id, deleted: true },
-        { failures: [...KEYED_FAILURES, 404, 409] },
+        { failures: [...KEYED_FAILURES, 404, 409, 501] },
       ),
     },
   };

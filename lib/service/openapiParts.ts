@@ -195,11 +195,12 @@ const MEANING: Record<number, { summary: string; example: string }> = {
   },
   404: {
     summary:
-      "No such session in the key's project (another project's session answers the same), or no such page (`frameId`).",
+      "No such session in the key's project (another project's session answers the same), no such page (`frameId`), or no such context.",
     example: "No session 2b0c6f3e-1a5d-4c1b-9a57-6c2d1e8f4a10: it ended, or it never existed.",
   },
   409: {
-    summary: "Another operation of the session is under way: one runs at a time.",
+    summary:
+      "Another operation of the session is under way: one runs at a time. For a context: a live session holds it.",
     example: "The session is busy with act: one operation at a time (end it with /end).",
   },
   410: {
@@ -226,6 +227,12 @@ const MEANING: Record<number, { summary: string; example: string }> = {
     summary:
       "The service's own failure (a browser that did not start, an error of no known class): for the operator to look at.",
     example: "init: the browser did not start within 30000 ms.",
+  },
+  501: {
+    summary:
+      "What this service does not offer here: contexts in shared mode, a web search without a backend.",
+    example:
+      "Contexts are not offered in shared mode yet: each instance keeps its own data folder, and a context must be the same on every instance. Run one instance for jobs that need one.",
   },
   502: {
     summary:

@@ -67,7 +67,7 @@ export function buildService(config: ServiceConfig, keys: KeyRing, cluster?: Clu
     memoryLimitMb: config.limits.browserMaxMemoryMb,
     shared: cluster !== undefined,
   });
-  const contexts = new ContextStore(join(config.dataDir, "contexts"));
+  const contexts = new ContextStore(join(config.dataDir, "contexts"), cluster !== undefined);
   const sessions = new Sessions(
     config,
     cluster && { newId: () => cluster.newSessionId(), watcher: cluster },

@@ -45,3 +45,9 @@ export class CallerBrowserUnreachable extends ServiceError {
   override name = "CallerBrowserUnreachable";
   static override readonly code = "CALLER_BROWSER_UNREACHABLE";
 }
+
+/** A feature this instance cannot give in shared mode yet (contexts): 501. */
+export class NotInSharedMode extends ServiceError {
+  override name = "NotInSharedMode";
+  static override readonly code = "NOT_IN_SHARED_MODE";
+}
