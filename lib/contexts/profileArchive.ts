@@ -9,7 +9,8 @@
  * or cut short, before anything is written; files are created new (never through a link) in a
  * folder that must be empty.
  */
-import { lstat, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, mkdir, open, readdir, writeFile } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import { ContextError } from "../errors.js";
 
@@ -73,7 +74,7 @@ export async function packProfile(dir: string, limits = PROFILE_LIMITS): Promise
           `the browser's profile is past what a context keeps (${limits.files} files, ${limits.bytes / MiB} MiB once caches are left out)`,
         );
       }
-      const data = await readFile(join(dir, path));
+      const data = await readNoFollow(join(dir, path), stat.size);
       const name8 = Buffer.from(path, "utf8");
       const head = Buffer.alloc(6);
       head.writeUInt16BE(name8.length, 0);
@@ -83,6 +84,21 @@ export async function packProfile(dir: string, limits = PROFILE_LIMITS): Promise
   };
   await visit("");
   return Buffer.concat(parts);
+}
+
+/**
+ * A file's bytes, never through a link put in its place since it was looked at, and no more than
+ * the size it had then.
+ */
+async function readNoFollow(path: string, size: number): Promise<Buffer> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const buffer = Buffer.alloc(size);
+    const { bytesRead } = await handle.read(buffer, 0, size, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** One file of an archive, read and checked. */
