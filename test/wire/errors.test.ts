@@ -41,6 +41,9 @@ const samples: errors.ServiceError[] = [
   new errors.ServiceIframeError("iframe#pay", "not loaded"),
   new errors.ContentFrameNotFoundError("div >> p"),
   new errors.ServiceShadowRootMissingError("//x-card"),
+  new errors.ContextError("the context's file does not open with this service's key"),
+  new errors.ContextNotFoundError("5a0f3c52-8d1e-4b8e-9d0a-3f6b1c2d4e5f"),
+  new errors.ContextInUseError("5a0f3c52-8d1e-4b8e-9d0a-3f6b1c2d4e5f"),
 ];
 
 const acrossTheWire = (error: unknown) =>
