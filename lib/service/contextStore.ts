@@ -101,9 +101,15 @@ export class ContextStore {
 
   /** The context's profile archive (empty until a session saved one). */
   async load(project: string, id: string): Promise<Buffer> {
-    const file = await this.file(project, id);
-    await this.header(project, id);
-    return (await readContextFile(file, { project, id }, await this.key())).profile;
+    this.refuseShared();
+    if (!ContextIdSchema.safeParse(id).success) throw new ContextNotFoundError(id);
+    // One read: the file's header names its project and id, checked as it opens.
+    const opened = await readContextFile(
+      await this.file(project, id),
+      { project, id },
+      await this.key(),
+    ).catch(notFoundWhenMissing(id));
+    return opened.profile;
   }
 
   /** The profile a session leaves, in place of the one before, in one rename. */
@@ -125,10 +131,7 @@ export class ContextStore {
   private async header(project: string, id: string): Promise<ContextHeader> {
     if (!ContextIdSchema.safeParse(id).success) throw new ContextNotFoundError(id);
     const file = await this.file(project, id);
-    const header = await readContextHeader(file).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new ContextNotFoundError(id);
-      throw error;
-    });
+    const header = await readContextHeader(file).catch(notFoundWhenMissing(id));
     if (header.project !== project || header.id !== id) throw new ContextNotFoundError(id);
     return header;
   }
@@ -156,6 +159,14 @@ export class ContextStore {
 }
 
 const holdKey = (project: string, id: string) => `${project}\0${id}`;
+
+/** A file that is not there: the context is not (a 404, as for another project's). */
+const notFoundWhenMissing =
+  (id: string) =>
+  (error: unknown): never => {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new ContextNotFoundError(id);
+    throw error;
+  };
 
 function viewOf(header: ContextHeader): ContextView {
   return {

@@ -19,7 +19,7 @@ import {
 import type { Logger } from "../log.js";
 import { forgetAsked, revealClosedRoots } from "./closedRoots.js";
 import { elementPath } from "./elementPath.js";
-import type { FrameLines } from "./frameLines.js";
+import type { FrameLines, WalkRequest } from "./frameLines.js";
 import type { DocumentMark } from "./outlineMarks.js";
 import { pageSemantics } from "./pageSemantics.js";
 import { serializeFrame } from "./serializeFrame.js";
@@ -170,13 +170,7 @@ export function cleanUp(capture: Capture): void {
 async function serialize(
   owner: FrameSession,
   world: number,
-  request: {
-    key: string;
-    expectScope: boolean;
-    actionAge: number;
-    identities: boolean;
-    stamp: boolean;
-  },
+  request: WalkRequest,
 ): Promise<FrameLines> {
   const walk = async (functionDeclaration: string) => {
     const { result, exceptionDetails } = await owner.session.send("Runtime.callFunctionOn", {

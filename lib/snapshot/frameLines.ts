@@ -12,6 +12,20 @@ export interface WorldStore {
   checked: WeakMap<Element, string>;
 }
 
+/** What a capture asks of one frame's walk (sent to the page as plain data). */
+export interface WalkRequest {
+  /** Names the capture's stash in the frame's isolated world. */
+  key: string;
+  /** The walk must find a scope marked in its stash (the capture starts in this frame). */
+  expectScope: boolean;
+  /** Milliseconds since the last action, on our clock. */
+  actionAge: number;
+  /** Record what each element with an id is. */
+  identities: boolean;
+  /** Mark the document read at the walk's end (outlineMarks.ts). */
+  stamp: boolean;
+}
+
 /** One capture's state in a frame's isolated world, under the capture's key. */
 export interface FrameStash {
   /** Hosts that may carry a closed shadow root (filled by the walk). */

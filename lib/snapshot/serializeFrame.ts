@@ -11,17 +11,11 @@
  */
 import type { ElementIdentity } from "../api/operations.js";
 import type { DomWatcher } from "../browser/domActivity.js";
-import type { FrameLines, FrameStash, WorldStore } from "./frameLines.js";
+import type { FrameLines, FrameStash, WalkRequest, WorldStore } from "./frameLines.js";
 import type { PageSemantics } from "./pageSemantics.js";
 
 export function serializeFrame(
-  request: {
-    key: string;
-    expectScope: boolean;
-    actionAge: number;
-    identities: boolean;
-    stamp: boolean;
-  },
+  request: WalkRequest,
   sem: PageSemantics,
   dom: { watch: () => DomWatcher; quietFor: (actionAge: number) => number },
   elementPath: (el: Element) => string,

@@ -91,9 +91,8 @@ describe("contexts", () => {
 
     const saved = await service.call("GET", `/v1/contexts/${id}`);
     expect(saved.body.size).toBeGreaterThan(0);
-    expect(Date.parse(saved.body.updatedAt)).toBeGreaterThan(
-      Date.parse(created.body.createdAt) - 1,
-    );
+    // Saved by the session's end, a second or more after it was made.
+    expect(Date.parse(saved.body.updatedAt)).toBeGreaterThan(Date.parse(created.body.createdAt));
 
     // At rest: no cookie value, no localStorage value, in clear.
     const files = await contextFiles(service);
@@ -123,6 +122,32 @@ describe("contexts", () => {
     expect((await service.call("DELETE", `/v1/contexts/${id}`)).status).toBe(200);
     expect((await service.call("GET", `/v1/contexts/${id}`)).status).toBe(404);
     expect((await start({ id })).status).toBe(404);
+  });
+
+  it("is reached by no other spelling, no key, and no launch option a caller names", async () => {
+    const { id } = (await service.call("POST", "/v1/contexts", { body: {} })).body;
+    expect((await service.call("GET", `/v1/contexts/${id}`, { key: null })).status).toBe(401);
+    for (const path of [
+      `/v1/contexts/%2e%2e/contexts/${id}`,
+      `/v1//contexts/${id}`,
+      `/v1/contexts/.%2F${id}`,
+      `/v1/contexts;x=1/${id}`,
+    ]) {
+      const other = await service.call("GET", path, { key: KEYS.beta });
+      expect([400, 404], path).toContain(other.status);
+      expect(other.text, path).not.toContain('"projectId"');
+    }
+    // A context is the service's to place: a caller's launch option naming a host file is refused.
+    const planted = join(service.dataDir, "planted.ctx");
+    const refused = await service.call("POST", "/v1/sessions/start", {
+      body: {
+        browser: { type: "local", launchOptions: { context: { path: planted, persist: true } } },
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain("context");
+    await expect(readFile(planted)).rejects.toThrow();
+    expect((await service.call("DELETE", `/v1/contexts/${id}`)).status).toBe(200);
   });
 
   it("refuses ids that are not a context's, whatever their spelling", async () => {

@@ -143,6 +143,19 @@ describe("o200k's pieces", () => {
   /** tiktoken's o200k_base pattern, as JavaScript writes it: what the scanner must agree with. */
   const PATTERN =
     /[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
+  /** 3,000 texts of up to `longest` characters of `alphabet`, the same each run (a seeded LCG). */
+  const randomTexts = (seed: number, alphabet: string, longest: number) => {
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    return Array.from({ length: 3_000 }, () => {
+      let text = "";
+      for (let k = Math.floor(next() * longest); k > 0; k--)
+        text += alphabet[Math.floor(next() * alphabet.length)];
+      return text;
+    });
+  };
   const piecesOf = (text: string) => {
     const out: string[] = [];
     eachPiece(text, (p) => out.push(p));
@@ -150,16 +163,7 @@ describe("o200k's pieces", () => {
   };
 
   it("cuts ASCII text (by its scanner) exactly as the pattern does, and loses nothing", () => {
-    const alphabet = "aZb9 \n\r\t.'s/(-_X1ll'dve\"";
-    let seed = 7;
-    const next = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
-    for (let round = 0; round < 3_000; round++) {
-      let text = "";
-      for (let k = Math.floor(next() * 40); k > 0; k--)
-        text += alphabet[Math.floor(next() * alphabet.length)];
+    for (const text of randomTexts(7, "aZb9 \n\r\t.'s/(-_X1ll'dve\"", 40)) {
       expect(piecesOf(text), JSON.stringify(text)).toEqual(
         [...text.matchAll(PATTERN)].map((m) => m[0]),
       );
@@ -170,19 +174,10 @@ describe("o200k's pieces", () => {
   });
 
   it("prices ASCII text in one pass exactly as its pieces priced one by one", () => {
-    const alphabet = "aZb9 \n\r\t.'s/(-_X1ll'dve\"]#";
-    let seed = 11;
-    const next = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
-    const texts = ['  [12] link "Home"\n  heading "HTMLParser\'s camelCase 1234567"\n\n   x'];
-    for (let round = 0; round < 3_000; round++) {
-      let text = "";
-      for (let k = Math.floor(next() * 60); k > 0; k--)
-        text += alphabet[Math.floor(next() * alphabet.length)];
-      texts.push(text);
-    }
+    const texts = [
+      '  [12] link "Home"\n  heading "HTMLParser\'s camelCase 1234567"\n\n   x',
+      ...randomTexts(11, "aZb9 \n\r\t.'s/(-_X1ll'dve\"]#", 60),
+    ];
     for (const text of texts) {
       let byPiece = 0;
       eachPiece(text, (piece) => {
